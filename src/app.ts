@@ -1,0 +1,114 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import type { DialectName } from './db/dialect.js';
+import type { Db } from './db/schema.js';
+import { authPlugin, scopePlugin } from './http/auth.js';
+import { ok, requestIdFor } from './http/envelope.js';
+import { registerErrorHandler } from './http/errors.js';
+import { idempotencyPlugin } from './http/idempotency.js';
+import { registerMetrics } from './http/metrics.js';
+import { registerNotFound } from './http/not-found.js';
+import { registerDocs, registerOpenApi } from './http/openapi.js';
+import { rateLimitPlugin } from './http/rate-limit.js';
+import { registerValidation } from './http/validation.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { accountRoutes } from './modules/account/account.routes.js';
+import { UsageRecorder } from './modules/account/usage.recorder.js';
+import { customersRoutes } from './modules/customers/customers.routes.js';
+import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
+import { paymentsRoutes } from './modules/payments/payments.routes.js';
+import { tracksRoutes } from './modules/tracks/tracks.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+
+export interface BuildAppOptions {
+  config: Readonly<Config>;
+  db: Db;
+  dialect: DialectName;
+  clock?: Clock;
+  /** Pino options or false; defaults to the configured level. */
+  logger?: boolean | object;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+    usage: UsageRecorder;
+  }
+}
+
+/** The whole HTTP service, ready for `inject` or `listen`; it never listens by itself. */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const ctx: AppContext = {
+    config: options.config,
+    db: options.db,
+    dialect: options.dialect,
+    clock: options.clock ?? systemClock,
+  };
+
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: options.config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'],
+    },
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.decorate('ctx', ctx);
+  const usage = new UsageRecorder(ctx.db, ctx.clock);
+  app.decorate('usage', usage);
+  usage.start();
+  app.addHook('onClose', async () => usage.stop());
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandler(app);
+  registerValidation(app);
+  registerNotFound(app);
+  registerMetrics(app);
+  await registerOpenApi(app, ctx.config);
+  await registerDocs(app);
+
+  app.get('/health', { schema: { hide: true } }, async (request, reply) => {
+    try {
+      await ctx.db.selectFrom('workspaces').select('id').limit(1).execute();
+      return ok(request, { status: 'ok', database: ctx.dialect });
+    } catch (error) {
+      request.log.error({ err: error }, 'health check failed');
+      reply.code(503);
+      return {
+        success: false,
+        error: { code: 'internal_error', message: 'The database does not answer.' },
+        request_id: request.id,
+      };
+    }
+  });
+
+  await app.register(
+    async (api) => {
+      api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+      await api.register(authPlugin, { db: ctx.db });
+      await api.register(rateLimitPlugin, { config: ctx.config });
+      await api.register(scopePlugin);
+      await api.register(idempotencyPlugin, { ctx });
+      api.addHook('onResponse', async (request, reply) => {
+        if (request.auth) usage.record(request.auth, reply.statusCode >= 400);
+      });
+
+      await api.register(accountRoutes, { ctx });
+      await api.register(customersRoutes, { ctx });
+      await api.register(tracksRoutes, { ctx });
+      await api.register(paymentsRoutes, { ctx });
+      await api.register(ledgerRoutes, { ctx });
+      await api.register(webhooksRoutes, { ctx });
+    },
+    { prefix: '/api/v1' },
+  );
+
+  return app;
+}

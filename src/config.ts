@@ -1,0 +1,90 @@
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** A postgres:// URL switches from the embedded SQLite database to PostgreSQL. */
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  /** Overrides the subscription plan's per-key limit when set. */
+  rateLimitPerMinute: number | undefined;
+  /** Shares rate-limit counters between nodes. */
+  redisUrl: string | undefined;
+  webhookAllowPrivate: boolean;
+  smtpUrl: string | undefined;
+  logLevel: LogLevel;
+  /** Run background jobs inside `serve`; turn off when dedicated `paytrack worker` processes run them. */
+  embeddedWorker: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function parseBoolean(name: string, raw: string | undefined, fallback: boolean, problems: string[]): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  problems.push(`${name} must be true or false, got '${raw}'`);
+  return fallback;
+}
+
+function parsePositiveInt(name: string, raw: string | undefined, problems: string[]): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+    problems.push(`${name} must be a positive whole number, got '${raw}'`);
+    return undefined;
+  }
+  return Number(raw);
+}
+
+/** Reads the environment once; every bad variable is reported together. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const problems: string[] = [];
+
+  const port = parsePositiveInt('PORT', env.PORT, problems) ?? 3000;
+  if (port > 65535) problems.push(`PORT must be at most 65535, got '${env.PORT}'`);
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    problems.push(`PUBLIC_URL must be an absolute URL, got '${env.PUBLIC_URL}'`);
+  }
+
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must be a redis:// or rediss:// URL');
+
+  const config: Config = {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl,
+    publicUrl,
+    rateLimitPerMinute: parsePositiveInt('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, problems),
+    redisUrl,
+    webhookAllowPrivate: parseBoolean('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false, problems),
+    smtpUrl: env.SMTP_URL || undefined,
+    logLevel,
+    embeddedWorker: parseBoolean('EMBEDDED_WORKER', env.EMBEDDED_WORKER, true, problems),
+  };
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

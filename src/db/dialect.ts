@@ -1,0 +1,63 @@
+import { CompiledQuery, type DatabaseConnection, SqliteDialect, SqliteDriver, type SqliteDialectConfig } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
+
+/** The only place that knows the two databases differ. */
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface ColumnTypes {
+  /** Identifier columns compare byte by byte, so ids sort the same on both databases. */
+  id: string;
+  /** Points in time: `timestamptz` on PostgreSQL, ISO 8601 text on SQLite. */
+  instant: string;
+  money: string;
+}
+
+export function columnTypes(dialect: DialectName): ColumnTypes {
+  return dialect === 'postgres'
+    ? { id: 'text collate "C"', instant: 'timestamptz', money: 'bigint' }
+    : { id: 'text', instant: 'text', money: 'integer' };
+}
+
+/** Row lock on PostgreSQL; SQLite's write transactions already lock the whole database. */
+export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(dialect: DialectName, qb: QB): QB {
+  return dialect === 'postgres' ? (qb.forUpdate() as QB) : qb;
+}
+
+/** Claiming queued rows: PostgreSQL skips rows other workers hold. */
+export function forUpdateSkipLocked<QB extends SelectQueryBuilder<any, any, any>>(dialect: DialectName, qb: QB): QB {
+  return dialect === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * SQLite transactions start with BEGIN IMMEDIATE: a deferred transaction that reads and then writes
+ * fails at once with SQLITE_BUSY when another process (the CLI, a worker) wrote in between.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+export class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+/** Case-insensitive "contains" on a text column, with the search text's wildcards escaped. */
+export function containsText(dialect: DialectName, column: string, text: string) {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`${sql.ref(column)} ${sql.raw(dialect === 'postgres' ? 'ilike' : 'like')} ${pattern} escape '\\'`;
+}

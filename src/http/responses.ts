@@ -1,0 +1,14 @@
+import type { TSchema } from 'typebox';
+import { Envelope, ErrorEnvelope } from './envelope.js';
+
+/** Response schemas of a route: its success envelope plus the error envelope for 4xx and 5xx. */
+export function responses<T extends TSchema>(status: 200 | 201 | 202, data: T) {
+  return {
+    [status]: Envelope(data),
+    '4xx': ErrorEnvelope,
+    '5xx': ErrorEnvelope,
+  } as { [K in typeof status]: ReturnType<typeof Envelope<T>> } & {
+    '4xx': typeof ErrorEnvelope;
+    '5xx': typeof ErrorEnvelope;
+  };
+}

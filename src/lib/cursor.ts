@@ -1,0 +1,43 @@
+import { AppError } from './app-error.js';
+
+/** Opaque keyset cursor: the id of the last item of a page. */
+export function encodeCursor(lastId: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, id: lastId }), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): string {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      (parsed as { v?: unknown }).v === 1 &&
+      typeof (parsed as { id?: unknown }).id === 'string'
+    ) {
+      return (parsed as { id: string }).id;
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new AppError('validation_error', 'The request failed validation.', {
+    fields: { cursor: 'is not a cursor returned by this list' },
+  });
+}
+
+export interface Page<T> {
+  items: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** Turns `limit + 1` rows fetched newest first into a page. */
+export function toPage<R extends { id: string }, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows.at(-1);
+  return {
+    items: pageRows.map(map),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor(last.id) : null,
+  };
+}

@@ -1,0 +1,23 @@
+/** Money is an integer count of the currency's minor unit; these helpers keep it that way. */
+
+export const MAX_AMOUNT = 1_000_000_000_000;
+
+const currencies = new Set(Intl.supportedValuesOf('currency'));
+
+export function isCurrency(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && currencies.has(code);
+}
+
+/** Digits after the decimal point in the currency's minor unit (NGN 2, JPY 0, KWD 3). */
+export function minorUnitDigits(currency: string): number {
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/** Parses a database integer (number, bigint or numeric string) into a safe integer, or throws. */
+export function toSafeInteger(value: unknown, what = 'value'): number {
+  const n = typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
+    throw new Error(`${what} is not a safe integer: ${String(value)}`);
+  }
+  return n;
+}

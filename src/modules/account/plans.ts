@@ -1,0 +1,19 @@
+/** Subscription plans: what a workspace may do and how fast. The rate limit comes from here. */
+export interface SubscriptionPlan {
+  id: string;
+  name: string;
+  rateLimitPerMinute: number;
+  limits: { webhookEndpoints: number; apiKeys: number };
+}
+
+export const PLANS: readonly SubscriptionPlan[] = [
+  { id: 'starter', name: 'Starter', rateLimitPerMinute: 600, limits: { webhookEndpoints: 5, apiKeys: 10 } },
+  { id: 'growth', name: 'Growth', rateLimitPerMinute: 1500, limits: { webhookEndpoints: 20, apiKeys: 50 } },
+  { id: 'scale', name: 'Scale', rateLimitPerMinute: 6000, limits: { webhookEndpoints: 100, apiKeys: 200 } },
+];
+
+export const DEFAULT_PLAN = 'starter';
+
+export function planById(id: string): SubscriptionPlan {
+  return PLANS.find((p) => p.id === id) ?? (PLANS[0] as SubscriptionPlan);
+}

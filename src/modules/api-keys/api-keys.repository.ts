@@ -1,0 +1,44 @@
+import type { DbOrTrx } from '../../db/schema.js';
+import type { ApiKeysTable } from './api-keys.table.js';
+
+export function insertKey(db: DbOrTrx, row: ApiKeysTable) {
+  return db.insertInto('api_keys').values(row).execute();
+}
+
+/** The key with its workspace, for authentication. */
+export function findKeyByHash(db: DbOrTrx, keyHash: string) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .select([
+      'api_keys.id',
+      'api_keys.workspace_id',
+      'api_keys.mode',
+      'api_keys.key_hash',
+      'api_keys.scopes',
+      'api_keys.revoked_at',
+      'workspaces.default_currency',
+      'workspaces.timezone',
+      'workspaces.subscription_plan',
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
+
+export function listKeys(db: DbOrTrx, workspaceId: string) {
+  return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
+}
+
+export function revokeKey(db: DbOrTrx, keyId: string, at: string) {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function findKey(db: DbOrTrx, keyId: string) {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+}

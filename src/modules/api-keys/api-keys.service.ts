@@ -1,0 +1,96 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import * as repo from './api-keys.repository.js';
+import type { ApiKeysTable, Mode } from './api-keys.table.js';
+import { type Grant, parseGrant, type Scope } from './scopes.js';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KEY_FORM = /^pt_(test|live)_[0-9A-Za-z]{32}$/;
+
+export interface AuthContext {
+  keyId: string;
+  workspaceId: string;
+  mode: Mode;
+  grant: Grant;
+  workspace: { defaultCurrency: string; timezone: string; subscriptionPlan: string };
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function generateKey(mode: Mode): string {
+  let body = '';
+  for (let i = 0; i < 32; i++) body += BASE62[randomInt(62)];
+  return `pt_${mode}_${body}`;
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  mode: Mode;
+  prefix: string;
+  scopes: 'all' | Scope[];
+  createdAt: string;
+}
+
+export async function createKey(
+  db: Db,
+  clock: Clock,
+  input: { workspaceId: string; mode: Mode; scopes: 'all' | Scope[]; name?: string },
+): Promise<CreatedKey> {
+  const key = generateKey(input.mode);
+  const row: ApiKeysTable = {
+    id: newId('apiKey'),
+    workspace_id: input.workspaceId,
+    mode: input.mode,
+    name: input.name ?? null,
+    prefix: key.slice(0, 12),
+    key_hash: hashKey(key),
+    scopes: input.scopes === 'all' ? '*' : input.scopes.join(','),
+    created_at: clock.now().toISOString(),
+    revoked_at: null,
+  };
+  await repo.insertKey(db, row);
+  return { id: row.id, key, mode: row.mode, prefix: row.prefix, scopes: input.scopes, createdAt: row.created_at };
+}
+
+/** Resolves a presented key; `null` for anything that is not a live, known key. */
+export async function authenticate(db: Db, presented: string): Promise<AuthContext | null> {
+  const match = KEY_FORM.exec(presented);
+  if (!match) return null;
+  const hash = hashKey(presented);
+  const row = await repo.findKeyByHash(db, hash);
+  if (!row || row.revoked_at !== null || row.mode !== match[1]) return null;
+  if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+  return {
+    keyId: row.id,
+    workspaceId: row.workspace_id,
+    mode: row.mode,
+    grant: parseGrant(row.scopes),
+    workspace: {
+      defaultCurrency: row.default_currency,
+      timezone: row.timezone,
+      subscriptionPlan: row.subscription_plan,
+    },
+  };
+}
+
+export function keyToView(row: ApiKeysTable) {
+  return {
+    id: row.id,
+    mode: row.mode,
+    prefix: row.prefix,
+    name: row.name,
+    scopes: row.scopes === '*' ? 'all' : row.scopes.split(','),
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export const listKeys = (db: Db, workspaceId: string) => repo.listKeys(db, workspaceId);
+export const findKey = (db: Db, keyId: string) => repo.findKey(db, keyId);
+export const revokeKey = (db: Db, clock: Clock, keyId: string) =>
+  repo.revokeKey(db, keyId, clock.now().toISOString());

@@ -1,0 +1,117 @@
+import type { AppContext } from '../../context.js';
+import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import { decodeCursor, type Page, toPage } from '../../lib/cursor.js';
+import { newId } from '../../lib/ids.js';
+import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
+import { toE164 } from '../../lib/phone.js';
+import { recordEvent } from '../events/events.service.js';
+import type { Tenant } from '../tenant.js';
+import * as repo from './customers.repository.js';
+import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './customers.schemas.js';
+import type { CustomersTable } from './customers.table.js';
+
+export function toApi(row: CustomersTable): Customer {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    notes: row.notes,
+    metadata: parseMetadata(row.metadata),
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    archivedAt: row.archived_at,
+  };
+}
+
+function normalisePhone(phone: string): string {
+  const e164 = toE164(phone);
+  if (!e164) throw fieldError({ phone: 'must be an international phone number such as +2348031234567' });
+  return e164;
+}
+
+export async function createCustomer(ctx: AppContext, tenant: Tenant, input: CustomerCreate): Promise<Customer> {
+  const phone = normalisePhone(input.phone);
+  const now = ctx.clock.now().toISOString();
+  const row: CustomersTable = {
+    id: newId('customer'),
+    workspace_id: tenant.workspaceId,
+    mode: tenant.mode,
+    name: input.name,
+    email: input.email ?? null,
+    phone,
+    notes: input.notes ?? null,
+    metadata: stringifyMetadata(input.metadata),
+    status: 'active',
+    created_at: now,
+    updated_at: now,
+    archived_at: null,
+  };
+  const customer = toApi(row);
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.insert(trx, row);
+    await recordEvent(trx, ctx.clock, tenant, 'customer.created', customer);
+  });
+  return customer;
+}
+
+/** The customer, or a 404 naming `field` when the id came from a request body. */
+export async function getCustomerRow(ctx: AppContext, tenant: Tenant, id: string, field?: string) {
+  const row = await repo.findById(ctx.db, tenant, id);
+  if (!row) throw notFound('customer', id, field);
+  return row;
+}
+
+export async function getCustomer(ctx: AppContext, tenant: Tenant, id: string): Promise<Customer> {
+  return toApi(await getCustomerRow(ctx, tenant, id));
+}
+
+export async function updateCustomer(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+  input: CustomerUpdate,
+): Promise<Customer> {
+  const phone = input.phone !== undefined ? normalisePhone(input.phone) : undefined;
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findById(trx, tenant, id);
+    if (!current) throw notFound('customer', id);
+    if (current.status === 'archived') throw invalidState('customer', current.status, 'update');
+    const row = await repo.update(trx, tenant, id, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.email !== undefined ? { email: input.email } : {}),
+      ...(phone !== undefined ? { phone } : {}),
+      ...(input.notes !== undefined ? { notes: input.notes } : {}),
+      ...(input.metadata !== undefined ? { metadata: stringifyMetadata(input.metadata) } : {}),
+      updated_at: ctx.clock.now().toISOString(),
+    });
+    const customer = toApi(row);
+    await recordEvent(trx, ctx.clock, tenant, 'customer.updated', customer);
+    return customer;
+  });
+}
+
+export async function archiveCustomer(ctx: AppContext, tenant: Tenant, id: string): Promise<Customer> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findById(trx, tenant, id);
+    if (!current) throw notFound('customer', id);
+    if (current.status === 'archived') throw invalidState('customer', current.status, 'archive');
+    const now = ctx.clock.now().toISOString();
+    const row = await repo.update(trx, tenant, id, { status: 'archived', archived_at: now, updated_at: now });
+    const customer = toApi(row);
+    await recordEvent(trx, ctx.clock, tenant, 'customer.archived', customer);
+    return customer;
+  });
+}
+
+export async function listCustomers(
+  ctx: AppContext,
+  tenant: Tenant,
+  query: CustomerListQuery,
+): Promise<Page<Customer>> {
+  const limit = query.limit ?? 20;
+  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const rows = await repo.list(ctx.db, ctx.dialect, tenant, { ...query, limit }, afterId);
+  return toPage(rows, limit, toApi);
+}

@@ -1,0 +1,19 @@
+import type { Mode } from '../api-keys/api-keys.table.js';
+
+export type CustomerStatus = 'active' | 'archived';
+
+export interface CustomersTable {
+  id: string;
+  workspace_id: string;
+  mode: Mode;
+  name: string;
+  email: string | null;
+  phone: string;
+  notes: string | null;
+  /** JSON object of string values. */
+  metadata: string;
+  status: CustomerStatus;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+}

@@ -1,0 +1,34 @@
+import type { DbOrTrx } from '../../db/schema.js';
+import type { Tenant } from '../tenant.js';
+import type { LedgerListQuery } from './ledger.schemas.js';
+import type { LedgerEntriesTable } from './ledger.table.js';
+
+export function insert(db: DbOrTrx, row: LedgerEntriesTable) {
+  return db.insertInto('ledger_entries').values(row).execute();
+}
+
+export interface LedgerScope {
+  trackId?: string;
+  customerId?: string;
+}
+
+export function list(
+  db: DbOrTrx,
+  tenant: Tenant,
+  scope: LedgerScope,
+  query: LedgerListQuery & { limit: number; from?: string; to?: string },
+  afterId: string | undefined,
+) {
+  let q = db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('workspace_id', '=', tenant.workspaceId)
+    .where('mode', '=', tenant.mode);
+  if (scope.trackId) q = q.where('track_id', '=', scope.trackId);
+  if (scope.customerId) q = q.where('customer_id', '=', scope.customerId);
+  if (afterId) q = q.where('id', '<', afterId);
+  if (query.type) q = q.where('type', '=', query.type);
+  if (query.from) q = q.where('occurred_at', '>=', query.from);
+  if (query.to) q = q.where('occurred_at', '<', query.to);
+  return q.orderBy('id', 'desc').limit(query.limit + 1).execute();
+}

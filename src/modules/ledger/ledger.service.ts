@@ -1,0 +1,72 @@
+import type { AppContext } from '../../context.js';
+import type { DbOrTrx } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { decodeCursor, type Page, toPage } from '../../lib/cursor.js';
+import { newId } from '../../lib/ids.js';
+import { instantRange } from '../../lib/instant.js';
+import { getCustomerRow } from '../customers/customers.service.js';
+import type { Tenant } from '../tenant.js';
+import * as repo from './ledger.repository.js';
+import type { LedgerEntry, LedgerListQuery } from './ledger.schemas.js';
+import type { LedgerEntriesTable, LedgerEntryType } from './ledger.table.js';
+
+export function toApi(row: LedgerEntriesTable): LedgerEntry {
+  return {
+    id: row.id,
+    type: row.type,
+    trackId: row.track_id,
+    customerId: row.customer_id,
+    amount: row.amount,
+    balanceAfter: row.balance_after,
+    currency: row.currency,
+    occurredAt: row.occurred_at,
+    refs: JSON.parse(row.refs) as Record<string, string>,
+  };
+}
+
+export interface NewLedgerEntry {
+  type: LedgerEntryType;
+  trackId: string | null;
+  customerId: string | null;
+  amount: number;
+  balanceAfter: number | null;
+  currency: string;
+  occurredAt?: string;
+  refs?: Record<string, string>;
+}
+
+/** Appends an entry in the caller's transaction. Entries are never updated or deleted. */
+export async function appendEntry(trx: DbOrTrx, clock: Clock, tenant: Tenant, entry: NewLedgerEntry): Promise<void> {
+  const now = clock.now().toISOString();
+  await repo.insert(trx, {
+    id: newId('ledgerEntry'),
+    workspace_id: tenant.workspaceId,
+    mode: tenant.mode,
+    type: entry.type,
+    track_id: entry.trackId,
+    customer_id: entry.customerId,
+    amount: entry.amount,
+    balance_after: entry.balanceAfter,
+    currency: entry.currency,
+    occurred_at: entry.occurredAt ?? now,
+    refs: JSON.stringify(entry.refs ?? {}),
+    created_at: now,
+  });
+}
+
+export async function listLedger(
+  ctx: AppContext,
+  tenant: Tenant,
+  query: LedgerListQuery,
+  scope: repo.LedgerScope = {},
+): Promise<Page<LedgerEntry>> {
+  const limit = query.limit ?? 20;
+  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const rows = await repo.list(ctx.db, tenant, scope, { ...query, ...instantRange(query), limit }, afterId);
+  return toPage(rows, limit, toApi);
+}
+
+export async function listCustomerLedger(ctx: AppContext, tenant: Tenant, customerId: string, query: LedgerListQuery) {
+  await getCustomerRow(ctx, tenant, customerId);
+  return listLedger(ctx, tenant, query, { customerId });
+}

@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { requireAuth } from '../../http/auth.js';
+import { IdParams, ListOf, ok } from '../../http/envelope.js';
+import { responses } from '../../http/responses.js';
+import { Payment, PaymentCreate, PaymentListQuery } from './payments.schemas.js';
+import * as service from './payments.service.js';
+
+const tags = ['Payments'];
+
+export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.post(
+    '/payments',
+    {
+      schema: {
+        tags,
+        summary: 'Record a payment',
+        description:
+          'Applies the payment to the plan: its balance drops by the amount, exactly. A plan that reaches 0 is completed.',
+        body: PaymentCreate,
+        response: responses(201, Payment),
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return ok(request, await service.recordPayment(ctx, requireAuth(request), request.body));
+    },
+  );
+
+  app.get(
+    '/payments',
+    {
+      schema: { tags, summary: 'List payments', querystring: PaymentListQuery, response: responses(200, ListOf(Payment)) },
+    },
+    async (request) => ok(request, await service.listPayments(ctx, requireAuth(request), request.query)),
+  );
+
+  app.get(
+    '/payments/:id',
+    { schema: { tags, summary: 'Get a payment', params: IdParams, response: responses(200, Payment) } },
+    async (request) => ok(request, await service.getPayment(ctx, requireAuth(request), request.params.id)),
+  );
+};

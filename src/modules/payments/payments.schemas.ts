@@ -1,0 +1,78 @@
+import { type Static, Type } from 'typebox';
+import { PaginationQuery } from '../../http/envelope.js';
+import { Amount, Instant, Metadata, Nullable } from '../shared.schemas.js';
+
+export const PAYMENT_METHODS = [
+  'cash',
+  'bank_transfer',
+  'card',
+  'mobile_money',
+  'pos',
+  'cheque',
+  'direct_debit',
+  'gateway_checkout',
+  'virtual_account',
+  'other',
+] as const;
+
+export const PaymentMethod = Type.Enum(PAYMENT_METHODS);
+
+export const PaymentCreate = Type.Object(
+  {
+    trackId: Type.String({ minLength: 1, maxLength: 64, description: 'The payment plan (track) paid into' }),
+    amount: Amount,
+    method: Type.Optional({ ...PaymentMethod, description: 'Defaults to other.' }),
+    paidAt: Type.Optional({ ...Instant, description: 'When the money was paid; defaults to now; not in the future.' }),
+    reference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 120,
+        description: 'External reference such as a bank reference; unique in the workspace, so an import is never counted twice.',
+      }),
+    ),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type PaymentCreate = Static<typeof PaymentCreate>;
+
+export const Payment = Type.Object({
+  id: Type.String(),
+  trackId: Type.String(),
+  customerId: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  method: PaymentMethod,
+  status: Type.Literal('recorded'),
+  paidAt: Instant,
+  reference: Nullable(Type.String()),
+  source: Type.String({ description: 'api for payments recorded through the API' }),
+  metadata: Metadata,
+  createdAt: Instant,
+});
+export type Payment = Static<typeof Payment>;
+
+export const PaymentListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    trackId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    method: Type.Optional(PaymentMethod),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'paidAt at or after' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'paidAt before' })),
+  },
+  { additionalProperties: false },
+);
+export type PaymentListQuery = Static<typeof PaymentListQuery>;
+
+/** Payments of one plan: the plan comes from the path. */
+export const TrackPaymentListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    method: Type.Optional(PaymentMethod),
+    from: Type.Optional(Type.String({ format: 'date-time' })),
+    to: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+);
+export type TrackPaymentListQuery = Static<typeof TrackPaymentListQuery>;

@@ -1,0 +1,24 @@
+import { Type } from 'typebox';
+
+/** Schemas several modules share: bounds from decisions.md "Limits". */
+export const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ maxLength: 500 }), {
+  maxProperties: 50,
+  description: 'Up to 50 string values of your own, keyed by names up to 40 characters.',
+});
+
+export const Amount = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000_000_000,
+  description: 'Integer count of the currency minor unit (kobo, cents).',
+});
+
+export const Currency = Type.String({
+  minLength: 3,
+  maxLength: 3,
+  description: 'ISO 4217 code; defaults to the workspace currency.',
+});
+
+export const Instant = Type.String({ format: 'date-time', description: 'ISO 8601 in UTC' });
+export const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);

@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { requireAuth } from '../../http/auth.js';
+import { IdParams, ListOf, ok } from '../../http/envelope.js';
+import { responses } from '../../http/responses.js';
+import { LedgerEntry, LedgerListQuery } from '../ledger/ledger.schemas.js';
+import { listLedger } from '../ledger/ledger.service.js';
+import { Payment, TrackPaymentListQuery } from '../payments/payments.schemas.js';
+import { listTrackPayments } from '../payments/payments.service.js';
+import { Track, TrackCreate, TrackListQuery, TrackUpdate } from './tracks.schemas.js';
+import * as service from './tracks.service.js';
+
+const tags = ['Payment plans (tracks)'];
+
+export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.post(
+    '/tracks',
+    {
+      schema: {
+        tags,
+        summary: 'Create a payment plan',
+        description: 'The balance starts at the amount; status is active. The currency defaults to the workspace one.',
+        body: TrackCreate,
+        response: responses(201, Track),
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return ok(request, await service.createTrack(ctx, requireAuth(request), request.body));
+    },
+  );
+
+  app.get(
+    '/tracks',
+    { schema: { tags, summary: 'List payment plans', querystring: TrackListQuery, response: responses(200, ListOf(Track)) } },
+    async (request) => ok(request, await service.listTracks(ctx, requireAuth(request), request.query)),
+  );
+
+  app.get(
+    '/tracks/:id',
+    { schema: { tags, summary: 'Get a payment plan', params: IdParams, response: responses(200, Track) } },
+    async (request) => ok(request, await service.getTrack(ctx, requireAuth(request), request.params.id)),
+  );
+
+  app.patch(
+    '/tracks/:id',
+    {
+      schema: { tags, summary: 'Update a payment plan', params: IdParams, body: TrackUpdate, response: responses(200, Track) },
+    },
+    async (request) => ok(request, await service.updateTrack(ctx, requireAuth(request), request.params.id, request.body)),
+  );
+
+  app.delete(
+    '/tracks/:id',
+    { schema: { tags, summary: 'Archive a payment plan', params: IdParams, response: responses(200, Track) } },
+    async (request) => ok(request, await service.archiveTrack(ctx, requireAuth(request), request.params.id)),
+  );
+
+  app.get(
+    '/tracks/:id/payments',
+    {
+      schema: {
+        tags,
+        summary: 'Payments of a plan',
+        params: IdParams,
+        querystring: TrackPaymentListQuery,
+        response: responses(200, ListOf(Payment)),
+      },
+    },
+    async (request) =>
+      ok(request, await listTrackPayments(ctx, requireAuth(request), request.params.id, request.query)),
+  );
+
+  app.get(
+    '/tracks/:id/ledger',
+    {
+      schema: {
+        tags,
+        summary: 'Ledger of a plan',
+        description: 'The sum of the amounts of a plan entries equals its balance.',
+        params: IdParams,
+        querystring: LedgerListQuery,
+        response: responses(200, ListOf(LedgerEntry)),
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      await service.getTrack(ctx, auth, request.params.id);
+      return ok(request, await listLedger(ctx, auth, request.query, { trackId: request.params.id }));
+    },
+  );
+};

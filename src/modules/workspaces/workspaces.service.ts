@@ -1,0 +1,69 @@
+import type { Db } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { isCurrency } from '../../lib/money.js';
+import { DEFAULT_PLAN } from '../account/plans.js';
+import type { WorkspacesTable } from './workspaces.table.js';
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface WorkspaceInput {
+  name: string;
+  currency?: string;
+  timezone?: string;
+}
+
+/** Problems with a workspace's settings, by option name; empty when all is well. */
+export function workspaceProblems(input: WorkspaceInput): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (!input.name.trim() || input.name.length > 200) problems.name = 'must be 1 to 200 characters';
+  if (input.currency !== undefined && !isCurrency(input.currency)) {
+    problems.currency = 'must be an ISO 4217 currency code such as NGN or USD';
+  }
+  if (input.timezone !== undefined && !isTimeZone(input.timezone)) {
+    problems.timezone = 'must be an IANA time zone such as Africa/Lagos';
+  }
+  return problems;
+}
+
+export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInput): Promise<WorkspacesTable> {
+  const now = clock.now().toISOString();
+  const row: WorkspacesTable = {
+    id: newId('workspace'),
+    name: input.name.trim(),
+    default_currency: input.currency ?? 'USD',
+    timezone: input.timezone ?? 'UTC',
+    subscription_plan: DEFAULT_PLAN,
+    created_at: now,
+    updated_at: now,
+  };
+  await db.insertInto('workspaces').values(row).execute();
+  return row;
+}
+
+export function findWorkspace(db: Db, id: string) {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function hasAnyWorkspace(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export function workspaceToView(row: WorkspacesTable) {
+  return {
+    id: row.id,
+    name: row.name,
+    defaultCurrency: row.default_currency,
+    timezone: row.timezone,
+    subscriptionPlan: row.subscription_plan,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { AppContext } from '../../src/context.js';
+import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { Worker } from '../../src/jobs/worker.js';
+import { ManualClock } from '../../src/lib/clock.js';
+
+export interface TestDatabase {
+  /** Where the data lives: a SQLite directory or a PostgreSQL schema. */
+  dataDir: string;
+  databaseUrl: string | undefined;
+  schema: string | undefined;
+  open(): DatabaseHandle;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database: a temporary SQLite file, or a new schema when TEST_DATABASE_URL is set. */
+export async function freshDatabase(): Promise<TestDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paytrack-test-'));
+  const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
+  let schema: string | undefined;
+  if (databaseUrl) {
+    schema = `t_${randomBytes(6).toString('hex')}`;
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query(`create schema ${schema}`);
+    await client.end();
+  }
+  return {
+    dataDir,
+    databaseUrl,
+    schema,
+    open: () => openDatabase({ dataDir, databaseUrl, ...(schema ? { schema } : {}), poolSize: 12 }),
+    async drop() {
+      if (databaseUrl && schema) {
+        const client = new pg.Client({ connectionString: databaseUrl });
+        await client.connect();
+        await client.query(`drop schema if exists ${schema} cascade`);
+        await client.end();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Runs background jobs on demand: `await t.worker.drain()`. */
+  worker: Worker;
+  clock: ManualClock;
+  database: TestDatabase;
+  handle: DatabaseHandle;
+  /** Closes the app and the database; keeps the data unless `drop` is true. */
+  close(options?: { drop?: boolean }): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: ManualClock;
+  /** Reopen an existing database (restart tests). */
+  database?: TestDatabase;
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await freshDatabase());
+  const config: Readonly<Config> = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: database.dataDir,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...options.env,
+  });
+  const handle = database.open();
+  await migrateToLatest(handle.db, handle.dialect);
+  const clock = options.clock ?? new ManualClock();
+  const app = await buildApp({ config, db: handle.db, dialect: handle.dialect, clock, logger: false });
+  await app.ready();
+  const worker = new Worker(app.ctx, app.log, { batchSize: 50 });
+  return {
+    app,
+    ctx: app.ctx,
+    worker,
+    clock,
+    database,
+    handle,
+    async close({ drop = true } = {}) {
+      await worker.stop();
+      await app.close();
+      await handle.close();
+      if (drop) await database.drop();
+    },
+  };
+}

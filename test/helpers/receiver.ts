@@ -1,0 +1,69 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface Receiver {
+  /** `http://127.0.0.1:<port>/hooks` */
+  url: string;
+  requests: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+/** A webhook receiver on loopback; answers each request with the next of `statuses`, then 200. */
+export async function startReceiver(statuses: number[] = []): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  const queue = [...statuses];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string') headers[name] = value;
+      }
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      res.statusCode = queue.shift() ?? 200;
+      res.end('received');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An event as a receiver gets it. */
+export interface DeliveredEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  livemode: boolean;
+  data: { object: Record<string, unknown> };
+}
+
+/** The Standard Webhooks headers of a received request, as `Webhook.verify` takes them. */
+export function signatureHeadersOf(request: ReceivedRequest): Record<string, string> {
+  return {
+    'webhook-id': request.headers['webhook-id'] ?? '',
+    'webhook-timestamp': request.headers['webhook-timestamp'] ?? '',
+    'webhook-signature': request.headers['webhook-signature'] ?? '',
+  };
+}
