@@ -29,8 +29,10 @@ const PG_TIMESTAMP = 1114;
 /** int8 and sums come back as safe integers, instants as ISO 8601 strings: the same values SQLite gives. */
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => toSafeInteger(value, 'database integer');
-    if (oid === PG_TIMESTAMPTZ || oid === PG_TIMESTAMP) return (value: string) => new Date(value).toISOString();
+    if (oid === PG_INT8 || oid === PG_NUMERIC)
+      return (value: string) => toSafeInteger(value, 'database integer');
+    if (oid === PG_TIMESTAMPTZ || oid === PG_TIMESTAMP)
+      return (value: string) => new Date(value).toISOString();
     return pg.types.getTypeParser(oid, format);
   },
 };

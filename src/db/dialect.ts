@@ -1,5 +1,12 @@
-import { CompiledQuery, type DatabaseConnection, SqliteDialect, SqliteDriver, type SqliteDialectConfig } from 'kysely';
-import { type SelectQueryBuilder, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type SelectQueryBuilder,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+  sql,
+} from 'kysely';
 
 /** The only place that knows the two databases differ. */
 export type DialectName = 'sqlite' | 'postgres';
@@ -19,12 +26,17 @@ export function columnTypes(dialect: DialectName): ColumnTypes {
 }
 
 /** Row lock on PostgreSQL; SQLite's write transactions already lock the whole database. */
+// biome-ignore lint/suspicious/noExplicitAny: works on a select of any table
 export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(dialect: DialectName, qb: QB): QB {
   return dialect === 'postgres' ? (qb.forUpdate() as QB) : qb;
 }
 
 /** Claiming queued rows: PostgreSQL skips rows other workers hold. */
-export function forUpdateSkipLocked<QB extends SelectQueryBuilder<any, any, any>>(dialect: DialectName, qb: QB): QB {
+// biome-ignore lint/suspicious/noExplicitAny: works on a select of any table
+export function forUpdateSkipLocked<QB extends SelectQueryBuilder<any, any, any>>(
+  dialect: DialectName,
+  qb: QB,
+): QB {
   return dialect === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;
 }
 

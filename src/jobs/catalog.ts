@@ -5,6 +5,7 @@ import type { JobDefinition } from './job.js';
 export const jobCatalog = {
   'events.dispatch': dispatchEventJob,
   'webhooks.deliver': deliverWebhookJob,
+  // biome-ignore lint/suspicious/noExplicitAny: each job has its own payload type
 } satisfies Record<string, JobDefinition<any>>;
 
 export type JobName = keyof typeof jobCatalog;

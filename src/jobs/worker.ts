@@ -129,14 +129,19 @@ export class Worker {
       const message = error instanceof Error ? error.message : String(error);
       const final = !definition || job.attempts >= maxAttempts;
       const now = clock.now();
-      this.log.warn({ job: job.id, name: job.name as JobName, attempt: job.attempts, final, err: message }, 'job failed');
+      this.log.warn(
+        { job: job.id, name: job.name as JobName, attempt: job.attempts, final, err: message },
+        'job failed',
+      );
       await db
         .updateTable('jobs')
         .set({
           status: final ? 'failed' : 'pending',
           locked_until: null,
           last_error: message.slice(0, 1000),
-          run_at: final ? job.run_at : new Date(now.getTime() + (definition?.backoffMs(job.attempts) ?? 0)).toISOString(),
+          run_at: final
+            ? job.run_at
+            : new Date(now.getTime() + (definition?.backoffMs(job.attempts) ?? 0)).toISOString(),
           updated_at: now.toISOString(),
         })
         .where('id', '=', job.id)
@@ -149,7 +154,11 @@ export class Worker {
     if (now.getTime() - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now.getTime();
     const cutoff = new Date(now.getTime() - KEEP_DONE_JOBS_MS).toISOString();
-    await this.ctx.db.deleteFrom('jobs').where('status', '=', 'done').where('updated_at', '<', cutoff).execute();
+    await this.ctx.db
+      .deleteFrom('jobs')
+      .where('status', '=', 'done')
+      .where('updated_at', '<', cutoff)
+      .execute();
     await deleteExpiredIdempotencyKeys(this.ctx.db, now.toISOString());
   }
 }

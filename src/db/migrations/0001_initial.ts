@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { columnTypes, type DialectName } from '../dialect.js';
 
 /** Frozen: once released, a migration is never edited; changes go in a new file. */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types
 export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   const t = columnTypes(dialect);
   const id = sql.raw(t.id);
@@ -48,7 +49,11 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('updated_at', instant, (c) => c.notNull())
     .addColumn('archived_at', instant)
     .execute();
-  await db.schema.createIndex('customers_list').on('customers').columns(['workspace_id', 'mode', 'id']).execute();
+  await db.schema
+    .createIndex('customers_list')
+    .on('customers')
+    .columns(['workspace_id', 'mode', 'id'])
+    .execute();
 
   await db.schema
     .createTable('tracks')
@@ -90,7 +95,11 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('metadata', 'text', (c) => c.notNull())
     .addColumn('created_at', instant, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('payments_list').on('payments').columns(['workspace_id', 'mode', 'id']).execute();
+  await db.schema
+    .createIndex('payments_list')
+    .on('payments')
+    .columns(['workspace_id', 'mode', 'id'])
+    .execute();
   await db.schema.createIndex('payments_track').on('payments').columns(['track_id', 'id']).execute();
   await db.schema.createIndex('payments_customer').on('payments').columns(['customer_id', 'id']).execute();
   await db.schema
@@ -115,9 +124,17 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('refs', 'text', (c) => c.notNull())
     .addColumn('created_at', instant, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('ledger_list').on('ledger_entries').columns(['workspace_id', 'mode', 'id']).execute();
+  await db.schema
+    .createIndex('ledger_list')
+    .on('ledger_entries')
+    .columns(['workspace_id', 'mode', 'id'])
+    .execute();
   await db.schema.createIndex('ledger_track').on('ledger_entries').columns(['track_id', 'id']).execute();
-  await db.schema.createIndex('ledger_customer').on('ledger_entries').columns(['customer_id', 'id']).execute();
+  await db.schema
+    .createIndex('ledger_customer')
+    .on('ledger_entries')
+    .columns(['customer_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('events')
@@ -202,7 +219,11 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('expires_at', instant, (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['workspace_id', 'mode', 'idem_key'])
     .execute();
-  await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
+  await db.schema
+    .createIndex('idempotency_keys_expiry')
+    .on('idempotency_keys')
+    .column('expires_at')
+    .execute();
 
   await db.schema
     .createTable('api_usage')
