@@ -9,6 +9,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin })
 
 const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
 
+/** A pattern that refuses text made only of white space. */
+export const NOT_BLANK = '\\S';
+
 /** Bodies are never coerced ("100" is not an amount); query strings and path parameters are. */
 const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
 const queryAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
@@ -50,7 +53,7 @@ function describe(issue: ValidationIssue): string {
     case 'maxItems':
       return `must have at most ${String(p.limit)} items`;
     case 'pattern':
-      return 'has an invalid form';
+      return p.pattern === NOT_BLANK ? 'must not be blank' : 'has an invalid form';
     default:
       return issue.message ?? 'is invalid';
   }
@@ -70,7 +73,10 @@ function fieldName(issue: ValidationIssue, context: string | undefined): string 
 }
 
 /** Maps schema failures to `{ field: problem }`, one entry per field, the first problem wins. */
-export function validationFields(issues: readonly ValidationIssue[], context?: string): Record<string, string> {
+export function validationFields(
+  issues: readonly ValidationIssue[],
+  context?: string,
+): Record<string, string> {
   const fields: Record<string, string> = {};
   // anyOf failures repeat each branch's complaint; the anyOf line itself is the least useful.
   const useful = issues.filter((i) => i.keyword !== 'anyOf' && i.keyword !== 'oneOf');

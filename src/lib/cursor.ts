@@ -1,18 +1,21 @@
 import { AppError } from './app-error.js';
+import { hasPrefix, type IdKind } from './ids.js';
 
 /** Opaque keyset cursor: the id of the last item of a page. */
 export function encodeCursor(lastId: string): string {
   return Buffer.from(JSON.stringify({ v: 1, id: lastId }), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): string {
+/** The id a cursor points after; refused unless it came from a list of `kind`. */
+export function decodeCursor(cursor: string, kind?: IdKind): string {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (
       typeof parsed === 'object' &&
       parsed !== null &&
       (parsed as { v?: unknown }).v === 1 &&
-      typeof (parsed as { id?: unknown }).id === 'string'
+      typeof (parsed as { id?: unknown }).id === 'string' &&
+      (kind === undefined || hasPrefix(kind, (parsed as { id: string }).id))
     ) {
       return (parsed as { id: string }).id;
     }

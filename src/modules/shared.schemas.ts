@@ -1,10 +1,15 @@
 import { Type } from 'typebox';
+import { NOT_BLANK } from '../http/validation.js';
 
 /** Schemas several modules share: bounds from decisions.md "Limits". */
-export const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ maxLength: 500 }), {
-  maxProperties: 50,
-  description: 'Up to 50 string values of your own, keyed by names up to 40 characters.',
-});
+export const Metadata = Type.Record(
+  Type.String({ minLength: 1, maxLength: 40 }),
+  Type.String({ maxLength: 500 }),
+  {
+    maxProperties: 50,
+    description: 'Up to 50 string values of your own, keyed by names up to 40 characters.',
+  },
+);
 
 export const Amount = Type.Integer({
   minimum: 1,
@@ -17,6 +22,9 @@ export const Currency = Type.String({
   maxLength: 3,
   description: 'ISO 4217 code; defaults to the workspace currency.',
 });
+
+/** Names and titles: 1 to 200 characters, not only spaces. */
+export const Text200 = Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK });
 
 export const Instant = Type.String({ format: 'date-time', description: 'ISO 8601 in UTC' });
 export const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });

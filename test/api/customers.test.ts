@@ -66,6 +66,7 @@ describe('POST /customers', () => {
     ['a phone that is not a number', { phone: 'call me maybe' }, 'phone'],
     ['a malformed e-mail', { email: 'not-an-email' }, 'email'],
     ['a name over 200 characters', { name: 'x'.repeat(201) }, 'name'],
+    ['a blank name', { name: '   ' }, 'name'],
     ['notes over 2000 characters', { notes: 'x'.repeat(2001) }, 'notes'],
     [
       'metadata with 51 keys',

@@ -209,6 +209,16 @@ describe('cursor walks', () => {
       });
     }
   }
+
+  test("a cursor from one list is refused by another list", async () => {
+    const { api } = await newWorkspace(t);
+    await createCustomers(api, 3);
+    await newTrack(api);
+    const customers = await getPage(api, '/customers?limit=1');
+    const res = await api.get(`/tracks?cursor=${encodeURIComponent(customers.next_cursor!)}`);
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.ok(res.body.error.details.fields.cursor);
+  });
 });
 
 describe('filters', () => {

@@ -63,13 +63,22 @@ describe('payment plans (tracks)', () => {
       [{ installments: 1001 }, 'installments'],
       [{ dueDate: '30/06/2027' }, 'dueDate'],
       [{ title: '' }, 'title'],
+      [{ title: ' \t ' }, 'title'],
       [{ colour: 'red' }, 'colour'],
     ];
     for (const [override, field] of cases) {
-      const res = await api.post('/tracks', { customerId: customer.id, title: 'Plan', amount: 100, ...override });
+      const res = await api.post('/tracks', {
+        customerId: customer.id,
+        title: 'Plan',
+        amount: 100,
+        ...override,
+      });
       assert.equal(res.status, 422, `${JSON.stringify(override)} -> ${res.status}`);
       assert.equal(res.body.error.code, 'validation_error');
-      assert.ok(res.body.error.details.fields[field], `${field} named in ${JSON.stringify(res.body.error.details)}`);
+      assert.ok(
+        res.body.error.details.fields[field],
+        `${field} named in ${JSON.stringify(res.body.error.details)}`,
+      );
     }
     const list = await api.get('/tracks');
     assert.equal(list.body.data.items.length, 0, 'no refused request created a plan');
@@ -94,7 +103,11 @@ describe('payment plans (tracks)', () => {
     const plan = await newTrack(api, { amount: 10_000 });
     await newPayment(api, plan.id, { amount: 4_000 });
 
-    const renamed = await api.patch(`/tracks/${plan.id}`, { title: 'Fridge', dueDate: '2027-01-31', metadata: { a: 'b' } });
+    const renamed = await api.patch(`/tracks/${plan.id}`, {
+      title: 'Fridge',
+      dueDate: '2027-01-31',
+      metadata: { a: 'b' },
+    });
     assert.equal(renamed.status, 200);
     assert.equal(renamed.body.data.title, 'Fridge');
     assert.equal(renamed.body.data.dueDate, '2027-01-31');
@@ -161,7 +174,11 @@ describe('payment plans (tracks)', () => {
       res.body.data.items.map((p: { id: string }) => p.id),
       [mine.id],
     );
-    for (const path of ['/tracks/trk_missing', '/tracks/trk_missing/payments', '/tracks/trk_missing/ledger']) {
+    for (const path of [
+      '/tracks/trk_missing',
+      '/tracks/trk_missing/payments',
+      '/tracks/trk_missing/ledger',
+    ]) {
       const missing = await api.get(path);
       assert.equal(missing.status, 404, path);
       assert.equal(missing.body.error.code, 'not_found');

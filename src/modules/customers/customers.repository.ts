@@ -54,5 +54,8 @@ export function list(
       ]),
     );
   }
-  return q.orderBy('id', 'desc').limit(query.limit + 1).execute();
+  return q
+    .orderBy('id', 'desc')
+    .limit(query.limit + 1)
+    .execute();
 }

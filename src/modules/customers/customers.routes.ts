@@ -13,7 +13,14 @@ const tags = ['Customers'];
 export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(
     '/customers',
-    { schema: { tags, summary: 'Create a customer', body: CustomerCreate, response: responses(201, Customer) } },
+    {
+      schema: {
+        tags,
+        summary: 'Create a customer',
+        body: CustomerCreate,
+        response: responses(201, Customer),
+      },
+    },
     async (request, reply) => {
       reply.code(201);
       return ok(request, await service.createCustomer(ctx, requireAuth(request), request.body));
@@ -23,7 +30,12 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
   app.get(
     '/customers',
     {
-      schema: { tags, summary: 'List customers', querystring: CustomerListQuery, response: responses(200, ListOf(Customer)) },
+      schema: {
+        tags,
+        summary: 'List customers',
+        querystring: CustomerListQuery,
+        response: responses(200, ListOf(Customer)),
+      },
     },
     async (request) => ok(request, await service.listCustomers(ctx, requireAuth(request), request.query)),
   );
@@ -52,7 +64,8 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
   app.delete(
     '/customers/:id',
     { schema: { tags, summary: 'Archive a customer', params: IdParams, response: responses(200, Customer) } },
-    async (request) => ok(request, await service.archiveCustomer(ctx, requireAuth(request), request.params.id)),
+    async (request) =>
+      ok(request, await service.archiveCustomer(ctx, requireAuth(request), request.params.id)),
   );
 
   app.get(
@@ -70,4 +83,3 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       ok(request, await listCustomerLedger(ctx, requireAuth(request), request.params.id, request.query)),
   );
 };
-

@@ -1,10 +1,14 @@
 import { type Static, Type } from 'typebox';
 import { PaginationQuery } from '../../http/envelope.js';
-import { Instant, Metadata, Nullable } from '../shared.schemas.js';
+import { Instant, Metadata, Nullable, Text200 } from '../shared.schemas.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Name = Text200;
 const Email = Type.String({ format: 'email', maxLength: 254 });
-const Phone = Type.String({ minLength: 1, maxLength: 32, description: 'International form, e.g. +2348031234567' });
+const Phone = Type.String({
+  minLength: 1,
+  maxLength: 32,
+  description: 'International form, e.g. +2348031234567',
+});
 const Notes = Type.String({ maxLength: 2000 });
 
 export const CustomerCreate = Type.Object(
@@ -51,7 +55,9 @@ export const CustomerListQuery = Type.Object(
   {
     ...PaginationQuery,
     status: Type.Optional(CustomerStatus),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Name, e-mail or phone contains' })),
+    q: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Name, e-mail or phone contains' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -31,7 +31,11 @@ function normalisePhone(phone: string): string {
   return e164;
 }
 
-export async function createCustomer(ctx: AppContext, tenant: Tenant, input: CustomerCreate): Promise<Customer> {
+export async function createCustomer(
+  ctx: AppContext,
+  tenant: Tenant,
+  input: CustomerCreate,
+): Promise<Customer> {
   const phone = normalisePhone(input.phone);
   const now = ctx.clock.now().toISOString();
   const row: CustomersTable = {
@@ -111,7 +115,7 @@ export async function listCustomers(
   query: CustomerListQuery,
 ): Promise<Page<Customer>> {
   const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const afterId = query.cursor ? decodeCursor(query.cursor, 'customer') : undefined;
   const rows = await repo.list(ctx.db, ctx.dialect, tenant, { ...query, limit }, afterId);
   return toPage(rows, limit, toApi);
 }

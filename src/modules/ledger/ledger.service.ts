@@ -36,7 +36,12 @@ export interface NewLedgerEntry {
 }
 
 /** Appends an entry in the caller's transaction. Entries are never updated or deleted. */
-export async function appendEntry(trx: DbOrTrx, clock: Clock, tenant: Tenant, entry: NewLedgerEntry): Promise<void> {
+export async function appendEntry(
+  trx: DbOrTrx,
+  clock: Clock,
+  tenant: Tenant,
+  entry: NewLedgerEntry,
+): Promise<void> {
   const now = clock.now().toISOString();
   await repo.insert(trx, {
     id: newId('ledgerEntry'),
@@ -61,12 +66,17 @@ export async function listLedger(
   scope: repo.LedgerScope = {},
 ): Promise<Page<LedgerEntry>> {
   const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const afterId = query.cursor ? decodeCursor(query.cursor, 'ledgerEntry') : undefined;
   const rows = await repo.list(ctx.db, tenant, scope, { ...query, ...instantRange(query), limit }, afterId);
   return toPage(rows, limit, toApi);
 }
 
-export async function listCustomerLedger(ctx: AppContext, tenant: Tenant, customerId: string, query: LedgerListQuery) {
+export async function listCustomerLedger(
+  ctx: AppContext,
+  tenant: Tenant,
+  customerId: string,
+  query: LedgerListQuery,
+) {
   await getCustomerRow(ctx, tenant, customerId);
   return listLedger(ctx, tenant, query, { customerId });
 }

@@ -34,7 +34,8 @@ export function toApi(row: PaymentsTable): Payment {
   };
 }
 
-const duplicateReference = () => fieldError({ reference: 'is already used by another payment in this workspace' });
+const duplicateReference = () =>
+  fieldError({ reference: 'is already used by another payment in this workspace' });
 
 /**
  * Records a payment: the balance drops in one atomic statement, then the payment, its ledger entry and
@@ -48,9 +49,16 @@ export async function recordPayment(ctx: AppContext, tenant: Tenant, input: Paym
   }
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      if (input.reference && (await repo.findByReference(trx, tenant, input.reference))) throw duplicateReference();
+      if (input.reference && (await repo.findByReference(trx, tenant, input.reference)))
+        throw duplicateReference();
 
-      const track = await tracksRepo.applyPayment(trx, tenant, input.trackId, input.amount, now.toISOString());
+      const track = await tracksRepo.applyPayment(
+        trx,
+        tenant,
+        input.trackId,
+        input.amount,
+        now.toISOString(),
+      );
       if (!track) {
         const current = await getTrackRow(trx, tenant, input.trackId, 'trackId');
         if (current.status !== 'active') throw invalidState('track', current.status, 'record_payment');
@@ -108,9 +116,13 @@ export async function getPayment(ctx: AppContext, tenant: Tenant, id: string): P
   return toApi(row);
 }
 
-export async function listPayments(ctx: AppContext, tenant: Tenant, query: PaymentListQuery): Promise<Page<Payment>> {
+export async function listPayments(
+  ctx: AppContext,
+  tenant: Tenant,
+  query: PaymentListQuery,
+): Promise<Page<Payment>> {
   const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const afterId = query.cursor ? decodeCursor(query.cursor, 'payment') : undefined;
   const rows = await repo.list(ctx.db, tenant, { ...query, ...instantRange(query), limit }, afterId);
   return toPage(rows, limit, toApi);
 }

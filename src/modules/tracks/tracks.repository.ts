@@ -74,5 +74,8 @@ export function list(
   if (afterId) q = q.where('id', '<', afterId);
   if (query.customerId) q = q.where('customer_id', '=', query.customerId);
   if (query.status) q = q.where('status', '=', query.status);
-  return q.orderBy('id', 'desc').limit(query.limit + 1).execute();
+  return q
+    .orderBy('id', 'desc')
+    .limit(query.limit + 1)
+    .execute();
 }

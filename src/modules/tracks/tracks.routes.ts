@@ -19,7 +19,8 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       schema: {
         tags,
         summary: 'Create a payment plan',
-        description: 'The balance starts at the amount; status is active. The currency defaults to the workspace one.',
+        description:
+          'The balance starts at the amount; status is active. The currency defaults to the workspace one.',
         body: TrackCreate,
         response: responses(201, Track),
       },
@@ -32,7 +33,14 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
 
   app.get(
     '/tracks',
-    { schema: { tags, summary: 'List payment plans', querystring: TrackListQuery, response: responses(200, ListOf(Track)) } },
+    {
+      schema: {
+        tags,
+        summary: 'List payment plans',
+        querystring: TrackListQuery,
+        response: responses(200, ListOf(Track)),
+      },
+    },
     async (request) => ok(request, await service.listTracks(ctx, requireAuth(request), request.query)),
   );
 
@@ -45,14 +53,23 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.patch(
     '/tracks/:id',
     {
-      schema: { tags, summary: 'Update a payment plan', params: IdParams, body: TrackUpdate, response: responses(200, Track) },
+      schema: {
+        tags,
+        summary: 'Update a payment plan',
+        params: IdParams,
+        body: TrackUpdate,
+        response: responses(200, Track),
+      },
     },
-    async (request) => ok(request, await service.updateTrack(ctx, requireAuth(request), request.params.id, request.body)),
+    async (request) =>
+      ok(request, await service.updateTrack(ctx, requireAuth(request), request.params.id, request.body)),
   );
 
   app.delete(
     '/tracks/:id',
-    { schema: { tags, summary: 'Archive a payment plan', params: IdParams, response: responses(200, Track) } },
+    {
+      schema: { tags, summary: 'Archive a payment plan', params: IdParams, response: responses(200, Track) },
+    },
     async (request) => ok(request, await service.archiveTrack(ctx, requireAuth(request), request.params.id)),
   );
 

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { PaginationQuery } from '../../http/envelope.js';
-import { Amount, CalendarDate, Currency, Instant, Metadata, Nullable } from '../shared.schemas.js';
+import { Amount, CalendarDate, Currency, Instant, Metadata, Nullable, Text200 } from '../shared.schemas.js';
 
-const Title = Type.String({ minLength: 1, maxLength: 200 });
+const Title = Text200;
 const Installments = Type.Integer({ minimum: 1, maximum: 1000, description: 'Number of instalments' });
 
 export const TrackCreate = Type.Object(

@@ -35,7 +35,8 @@ export function toApi(row: TracksTable): Track {
 
 export async function createTrack(ctx: AppContext, auth: AuthContext, input: TrackCreate): Promise<Track> {
   const currency = input.currency ?? auth.workspace.defaultCurrency;
-  if (!isCurrency(currency)) throw fieldError({ currency: 'must be an ISO 4217 currency code such as NGN or USD' });
+  if (!isCurrency(currency))
+    throw fieldError({ currency: 'must be an ISO 4217 currency code such as NGN or USD' });
   const customer = await getCustomerRow(ctx, auth, input.customerId, 'customerId');
   if (customer.status !== 'active') throw invalidState('customer', customer.status, 'create_track');
 
@@ -85,14 +86,23 @@ export async function getTrack(ctx: AppContext, tenant: Tenant, id: string): Pro
   return toApi(await getTrackRow(ctx.db, tenant, id));
 }
 
-export async function listTracks(ctx: AppContext, tenant: Tenant, query: TrackListQuery): Promise<Page<Track>> {
+export async function listTracks(
+  ctx: AppContext,
+  tenant: Tenant,
+  query: TrackListQuery,
+): Promise<Page<Track>> {
   const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const afterId = query.cursor ? decodeCursor(query.cursor, 'track') : undefined;
   return toPage(await repo.list(ctx.db, tenant, { ...query, limit }, afterId), limit, toApi);
 }
 
 /** Title, due date and metadata change in place; a new amount moves the balance and is a ledger adjustment. */
-export async function updateTrack(ctx: AppContext, tenant: Tenant, id: string, input: TrackUpdate): Promise<Track> {
+export async function updateTrack(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+  input: TrackUpdate,
+): Promise<Track> {
   return ctx.db.transaction().execute(async (trx) => {
     const current = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
     if (!current) throw notFound('track', id);
@@ -141,7 +151,9 @@ export async function archiveTrack(ctx: AppContext, tenant: Tenant, id: string):
     if (!current) throw notFound('track', id);
     if (current.status === 'archived') throw invalidState('track', current.status, 'archive');
     const now = ctx.clock.now().toISOString();
-    const track = toApi(await repo.update(trx, tenant, id, { status: 'archived', archived_at: now, updated_at: now }));
+    const track = toApi(
+      await repo.update(trx, tenant, id, { status: 'archived', archived_at: now, updated_at: now }),
+    );
     await recordEvent(trx, ctx.clock, tenant, 'track.archived', track);
     return track;
   });
