@@ -91,7 +91,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(
     async (api) => {
-      api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+      api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
+        app.swagger(),
+      );
       await api.register(authPlugin, { db: ctx.db });
       await api.register(rateLimitPlugin, { config: ctx.config });
       await api.register(scopePlugin);

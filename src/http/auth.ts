@@ -44,6 +44,7 @@ export const scopePlugin = fp(async (app: FastifyInstance) => {
 });
 
 export function requireAuth(request: { auth: AuthContext | null }): AuthContext {
-  if (!request.auth) throw new AppError('unauthorized', 'Send an API key as "Authorization: Bearer <API_KEY>".');
+  if (!request.auth)
+    throw new AppError('unauthorized', 'Send an API key as "Authorization: Bearer <API_KEY>".');
   return request.auth;
 }

@@ -63,7 +63,10 @@ export function toAppError(error: unknown): AppError {
   }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
+      return new AppError(
+        'unsupported_media_type',
+        'Send the request body as JSON with Content-Type: application/json.',
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -79,7 +82,10 @@ export function toAppError(error: unknown): AppError {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
-  return reply.code(statusFor(error.code)).type('application/json; charset=utf-8').send(errorBody(request, error));
+  return reply
+    .code(statusFor(error.code))
+    .type('application/json; charset=utf-8')
+    .send(errorBody(request, error));
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {

@@ -76,7 +76,10 @@ export const idempotencyPlugin = fp<{ ctx: AppContext }>(async (app: FastifyInst
         );
       }
       if (existing.status === 'processing' || existing.response_status === null) {
-        throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed.');
+        throw new AppError(
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still being processed.',
+        );
       }
       return reply
         .code(existing.response_status)
@@ -84,7 +87,10 @@ export const idempotencyPlugin = fp<{ ctx: AppContext }>(async (app: FastifyInst
         .type('application/json; charset=utf-8')
         .send(existing.response_body);
     }
-    throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed.');
+    throw new AppError(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still being processed.',
+    );
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -94,7 +100,12 @@ export const idempotencyPlugin = fp<{ ctx: AppContext }>(async (app: FastifyInst
     if (reply.statusCode >= 500) {
       await repo.release(ctx.db, claim);
     } else {
-      await repo.complete(ctx.db, claim, reply.statusCode, typeof payload === 'string' ? payload : String(payload));
+      await repo.complete(
+        ctx.db,
+        claim,
+        reply.statusCode,
+        typeof payload === 'string' ? payload : String(payload),
+      );
     }
     return payload;
   });

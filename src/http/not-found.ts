@@ -14,9 +14,13 @@ export function registerNotFound(app: FastifyInstance): void {
       return sendError(
         request,
         reply,
-        new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, {
-          allowed,
-        }),
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+          {
+            allowed,
+          },
+        ),
       );
     }
     return sendError(request, reply, new AppError('route_not_found', `No route ${request.method} ${path}.`));

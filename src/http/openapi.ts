@@ -19,7 +19,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
       },
       servers: [{ url: config.publicUrl }],
       components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'pt_test_… or pt_live_…' } },
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'pt_test_… or pt_live_…' },
+        },
       },
       security: [{ apiKey: [] }],
     },

@@ -12,11 +12,13 @@ export function limitFor(config: Readonly<Config>, subscriptionPlan: string): nu
 }
 
 export const rateLimitPlugin = fp<{ config: Readonly<Config> }>(async (app: FastifyInstance, { config }) => {
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : null;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 })
+    : null;
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
 
   await app.register(rateLimit, {
-    global: true,
+    global: false,
     timeWindow: 60_000,
     ...(redis ? { redis, nameSpace: 'paytrack-rl:' } : {}),
     keyGenerator: (request) => request.auth?.keyId ?? request.ip,
@@ -24,9 +26,16 @@ export const rateLimitPlugin = fp<{ config: Readonly<Config> }>(async (app: Fast
     // Unauthenticated requests never reach this hook; the auth hook answers them first.
     allowList: (request) => request.auth === null,
     errorResponseBuilder: (_request, context) =>
-      new AppError('rate_limited', `Rate limit of ${context.max} requests a minute reached; retry in ${context.after}.`, {
-        limit: context.max,
-        retry_after_seconds: Math.ceil(context.ttl / 1000),
-      }),
+      new AppError(
+        'rate_limited',
+        `Rate limit of ${context.max} requests a minute reached; retry in ${context.after}.`,
+        {
+          limit: context.max,
+          retry_after_seconds: Math.ceil(context.ttl / 1000),
+        },
+      ),
   });
+  // One hook of this scope rather than the plugin's per-route ones, which would run after every scope-level
+  // hook: this way it runs between authentication and the scope check, so a 403 counts and carries the headers.
+  app.addHook('onRequest', app.rateLimit());
 });

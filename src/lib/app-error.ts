@@ -31,17 +31,28 @@ export class AppError extends Error {
 }
 
 /** A `validation_error` naming each bad field, as the API reports schema failures. */
-export function fieldError(fields: Record<string, string>, message = 'The request failed validation.'): AppError {
+export function fieldError(
+  fields: Record<string, string>,
+  message = 'The request failed validation.',
+): AppError {
   return new AppError('validation_error', message, { fields });
 }
 
 export function notFound(resource: string, id: string, field?: string): AppError {
-  return new AppError('not_found', `No such ${resource}: '${id}'.`, field ? { resource, id, field } : { resource, id });
+  return new AppError(
+    'not_found',
+    `No such ${resource}: '${id}'.`,
+    field ? { resource, id, field } : { resource, id },
+  );
 }
 
 export function invalidState(resource: string, status: string, action: string): AppError {
-  return new AppError('invalid_state', `Cannot ${action.replaceAll('_', ' ')}: the ${resource} is ${status}.`, {
-    status,
-    action,
-  });
+  return new AppError(
+    'invalid_state',
+    `Cannot ${action.replaceAll('_', ' ')}: the ${resource} is ${status}.`,
+    {
+      status,
+      action,
+    },
+  );
 }

@@ -10,12 +10,21 @@ export function isCurrency(code: string): boolean {
 
 /** Digits after the decimal point in the currency's minor unit (NGN 2, JPY 0, KWD 3). */
 export function minorUnitDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  return (
+    new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2
+  );
 }
 
 /** Parses a database integer (number, bigint or numeric string) into a safe integer, or throws. */
 export function toSafeInteger(value: unknown, what = 'value'): number {
-  const n = typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? Number(value) : value;
+  const n =
+    typeof value === 'bigint'
+      ? Number(value)
+      : typeof value === 'string'
+        ? /^-?[0-9]+$/.test(value)
+          ? Number(value)
+          : Number.NaN
+        : value;
   if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
     throw new Error(`${what} is not a safe integer: ${String(value)}`);
   }

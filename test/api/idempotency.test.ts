@@ -38,11 +38,13 @@ describe('Idempotency-Key', () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 10_000 });
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => api.post('/payments', { trackId: plan.id, amount: 100 }, { 'idempotency-key': 'same' })),
+      Array.from({ length: 10 }, () =>
+        api.post('/payments', { trackId: plan.id, amount: 100 }, { 'idempotency-key': 'same' }),
+      ),
     );
     for (const r of results) {
       assert.ok(
-        (r.status === 201) || (r.status === 409 && r.body.error.code === 'idempotency_key_in_use'),
+        r.status === 201 || (r.status === 409 && r.body.error.code === 'idempotency_key_in_use'),
         `${r.status} ${JSON.stringify(r.body)}`,
       );
     }
@@ -55,15 +57,31 @@ describe('Idempotency-Key', () => {
   test('errors from the service are replayed too; validation failures are not kept', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 100 });
-    const over = await api.post('/payments', { trackId: plan.id, amount: 500 }, { 'idempotency-key': 'over' });
+    const over = await api.post(
+      '/payments',
+      { trackId: plan.id, amount: 500 },
+      { 'idempotency-key': 'over' },
+    );
     assert.equal(over.status, 422);
-    const overAgain = await api.post('/payments', { trackId: plan.id, amount: 500 }, { 'idempotency-key': 'over' });
+    const overAgain = await api.post(
+      '/payments',
+      { trackId: plan.id, amount: 500 },
+      { 'idempotency-key': 'over' },
+    );
     assert.equal(overAgain.headers['idempotent-replayed'], 'true');
     assert.deepEqual(overAgain.body, over.body);
 
-    const invalid = await api.post('/payments', { trackId: plan.id, amount: 'x' }, { 'idempotency-key': 'fixme' });
+    const invalid = await api.post(
+      '/payments',
+      { trackId: plan.id, amount: 'x' },
+      { 'idempotency-key': 'fixme' },
+    );
     assert.equal(invalid.status, 422);
-    const fixed = await api.post('/payments', { trackId: plan.id, amount: 5 }, { 'idempotency-key': 'fixme' });
+    const fixed = await api.post(
+      '/payments',
+      { trackId: plan.id, amount: 5 },
+      { 'idempotency-key': 'fixme' },
+    );
     assert.equal(fixed.status, 201);
   });
 
@@ -72,14 +90,26 @@ describe('Idempotency-Key', () => {
     const b = await newWorkspace(t);
     const ca = await newCustomer(a.api);
     const cb = await newCustomer(b.api);
-    const ra = await a.api.post('/tracks', { customerId: ca.id, title: 'A', amount: 10 }, { 'idempotency-key': 'shared' });
-    const rb = await b.api.post('/tracks', { customerId: cb.id, title: 'A', amount: 10 }, { 'idempotency-key': 'shared' });
+    const ra = await a.api.post(
+      '/tracks',
+      { customerId: ca.id, title: 'A', amount: 10 },
+      { 'idempotency-key': 'shared' },
+    );
+    const rb = await b.api.post(
+      '/tracks',
+      { customerId: cb.id, title: 'A', amount: 10 },
+      { 'idempotency-key': 'shared' },
+    );
     assert.equal(ra.status, 201);
     assert.equal(rb.status, 201);
     assert.notEqual(ra.body.data.id, rb.body.data.id);
 
     t.clock.advance(24 * 60 * 60 * 1000 + 1_000);
-    const later = await a.api.post('/tracks', { customerId: ca.id, title: 'A', amount: 10 }, { 'idempotency-key': 'shared' });
+    const later = await a.api.post(
+      '/tracks',
+      { customerId: ca.id, title: 'A', amount: 10 },
+      { 'idempotency-key': 'shared' },
+    );
     assert.equal(later.status, 201);
     assert.equal(later.headers['idempotent-replayed'], undefined);
     assert.notEqual(later.body.data.id, ra.body.data.id);
@@ -87,7 +117,11 @@ describe('Idempotency-Key', () => {
 
   test('a malformed key is a validation error naming Idempotency-Key', async () => {
     const { api } = await newWorkspace(t);
-    const res = await api.post('/customers', { name: 'A', phone: '+2348031234567' }, { 'idempotency-key': 'x'.repeat(256) });
+    const res = await api.post(
+      '/customers',
+      { name: 'A', phone: '+2348031234567' },
+      { 'idempotency-key': 'x'.repeat(256) },
+    );
     assert.equal(res.status, 422);
     assert.ok(res.body.error.details.fields['Idempotency-Key']);
   });

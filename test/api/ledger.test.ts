@@ -60,7 +60,9 @@ describe('ledger', () => {
     assert.equal(all.body.data.items.length, 4);
     const payments = await api.get('/ledger?type=payment.recorded');
     assert.equal(payments.body.data.items.length, 2);
-    const window = await api.get('/ledger?type=payment.recorded&from=2026-02-01T00:00:00Z&to=2026-04-01T00:00:00Z');
+    const window = await api.get(
+      '/ledger?type=payment.recorded&from=2026-02-01T00:00:00Z&to=2026-04-01T00:00:00Z',
+    );
     assert.deepEqual(
       window.body.data.items.map((e: Entry) => e.trackId),
       [b.id],

@@ -48,7 +48,9 @@ describe('payments under concurrency', () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 1_000 });
     const amounts = Array.from({ length: 60 }, (_, i) => 7 + (i % 13) * 5);
-    const results = await Promise.all(amounts.map((amount) => api.post('/payments', { trackId: plan.id, amount })));
+    const results = await Promise.all(
+      amounts.map((amount) => api.post('/payments', { trackId: plan.id, amount })),
+    );
     const paid = results.filter((r) => r.status === 201).reduce((sum, r) => sum + r.body.data.amount, 0);
     const after = await api.get(`/tracks/${plan.id}`);
     assert.equal(after.body.data.balance, 1_000 - paid);

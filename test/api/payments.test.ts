@@ -87,7 +87,9 @@ describe('payments', () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 1_000 });
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => api.post('/payments', { trackId: plan.id, amount: 10, reference: 'RACE-1' })),
+      Array.from({ length: 8 }, () =>
+        api.post('/payments', { trackId: plan.id, amount: 10, reference: 'RACE-1' }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     assert.equal(statuses.filter((s) => s === 201).length, 1, JSON.stringify(statuses));
@@ -112,8 +114,15 @@ describe('payments', () => {
     ];
     for (const [override, field] of cases) {
       const res = await api.post('/payments', { trackId: plan.id, amount: 100, ...override });
-      assert.equal(res.status, 422, `${JSON.stringify(override)} -> ${res.status} ${JSON.stringify(res.body)}`);
-      assert.ok(res.body.error.details.fields[field], `${field} in ${JSON.stringify(res.body.error.details)}`);
+      assert.equal(
+        res.status,
+        422,
+        `${JSON.stringify(override)} -> ${res.status} ${JSON.stringify(res.body)}`,
+      );
+      assert.ok(
+        res.body.error.details.fields[field],
+        `${field} in ${JSON.stringify(res.body.error.details)}`,
+      );
     }
     const missing = await api.post('/payments', { trackId: 'trk_missing', amount: 100 });
     assert.equal(missing.status, 404);

@@ -32,8 +32,10 @@ export function client(t: TestApp, key: string | null) {
   }
   return {
     get: (path: string, headers?: Record<string, string>) => request('GET', path, undefined, headers),
-    post: (path: string, body?: unknown, headers?: Record<string, string>) => request('POST', path, body, headers),
-    patch: (path: string, body?: unknown, headers?: Record<string, string>) => request('PATCH', path, body, headers),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) =>
+      request('POST', path, body, headers),
+    patch: (path: string, body?: unknown, headers?: Record<string, string>) =>
+      request('PATCH', path, body, headers),
     delete: (path: string, headers?: Record<string, string>) => request('DELETE', path, undefined, headers),
     request,
   };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { Mode } from '../../src/modules/api-keys/api-keys.table.js';
 import { createKey } from '../../src/modules/api-keys/api-keys.service.js';
+import type { Mode } from '../../src/modules/api-keys/api-keys.table.js';
 import type { Scope } from '../../src/modules/api-keys/scopes.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { type Client, client } from './api.js';
@@ -18,10 +18,19 @@ export interface TestWorkspace {
 
 /** A new workspace with an all-scopes test key and live key: tests never share rows. */
 export async function newWorkspace(t: TestApp, options: { currency?: string } = {}): Promise<TestWorkspace> {
-  const ws = await createWorkspace(t.ctx.db, t.clock, { name: 'Test workspace', currency: options.currency ?? 'NGN' });
+  const ws = await createWorkspace(t.ctx.db, t.clock, {
+    name: 'Test workspace',
+    currency: options.currency ?? 'NGN',
+  });
   const test = await createKey(t.ctx.db, t.clock, { workspaceId: ws.id, mode: 'test', scopes: 'all' });
   const live = await createKey(t.ctx.db, t.clock, { workspaceId: ws.id, mode: 'live', scopes: 'all' });
-  return { workspaceId: ws.id, testKey: test.key, liveKey: live.key, api: client(t, test.key), live: client(t, live.key) };
+  return {
+    workspaceId: ws.id,
+    testKey: test.key,
+    liveKey: live.key,
+    api: client(t, test.key),
+    live: client(t, live.key),
+  };
 }
 
 export async function newKey(
@@ -52,7 +61,12 @@ export async function newCustomer(api: Client, overrides: Record<string, unknown
 
 export async function newTrack(api: Client, overrides: Record<string, unknown> = {}) {
   const customerId = overrides.customerId ?? (await newCustomer(api)).id;
-  const res = await api.post('/tracks', { customerId, title: 'Fridge, hire purchase', amount: 100_000, ...overrides });
+  const res = await api.post('/tracks', {
+    customerId,
+    title: 'Fridge, hire purchase',
+    amount: 100_000,
+    ...overrides,
+  });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body.data;
 }

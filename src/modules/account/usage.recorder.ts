@@ -53,7 +53,8 @@ export class UsageRecorder {
 
   /** Writes what is counted so far; readers call it first so the figures they show are exact. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.write());
+    // A failed write must not poison the chain: its counts are already back in `pending` for the next one.
+    this.flushing = this.flushing.catch(() => {}).then(() => this.write());
     return this.flushing;
   }
 

@@ -26,7 +26,12 @@ export function findKeyByHash(db: DbOrTrx, keyHash: string) {
 }
 
 export function listKeys(db: DbOrTrx, workspaceId: string) {
-  return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('id')
+    .execute();
 }
 
 export function revokeKey(db: DbOrTrx, keyId: string, at: string) {

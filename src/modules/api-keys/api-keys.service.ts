@@ -54,7 +54,14 @@ export async function createKey(
     revoked_at: null,
   };
   await repo.insertKey(db, row);
-  return { id: row.id, key, mode: row.mode, prefix: row.prefix, scopes: input.scopes, createdAt: row.created_at };
+  return {
+    id: row.id,
+    key,
+    mode: row.mode,
+    prefix: row.prefix,
+    scopes: input.scopes,
+    createdAt: row.created_at,
+  };
 }
 
 /** Resolves a presented key; `null` for anything that is not a live, known key. */

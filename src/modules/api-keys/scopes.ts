@@ -31,7 +31,9 @@ const SEGMENT_RESOURCE: Record<string, ScopeResource> = {
   account: 'account',
 };
 
-export const ALL_SCOPES: readonly Scope[] = SCOPE_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`] as Scope[]);
+export const ALL_SCOPES: readonly Scope[] = SCOPE_RESOURCES.flatMap(
+  (r) => [`${r}:read`, `${r}:write`] as Scope[],
+);
 
 export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);

@@ -52,6 +52,9 @@ export async function recordEvent(
     created_at: clock.now().toISOString(),
   };
   await trx.insertInto('events').values(row).execute();
-  await enqueue(trx, clock, 'events.dispatch', { eventId: row.id, ...(onlyEndpointId ? { endpointId: onlyEndpointId } : {}) });
+  await enqueue(trx, clock, 'events.dispatch', {
+    eventId: row.id,
+    ...(onlyEndpointId ? { endpointId: onlyEndpointId } : {}),
+  });
   return row;
 }

@@ -30,5 +30,8 @@ export function list(
   if (query.type) q = q.where('type', '=', query.type);
   if (query.from) q = q.where('occurred_at', '>=', query.from);
   if (query.to) q = q.where('occurred_at', '<', query.to);
-  return q.orderBy('id', 'desc').limit(query.limit + 1).execute();
+  return q
+    .orderBy('id', 'desc')
+    .limit(query.limit + 1)
+    .execute();
 }

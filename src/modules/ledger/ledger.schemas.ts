@@ -19,7 +19,9 @@ export const LedgerEntry = Type.Object({
   type: Type.Enum(LEDGER_ENTRY_TYPES),
   trackId: Nullable(Type.String()),
   customerId: Nullable(Type.String()),
-  amount: Type.Integer({ description: 'Signed change to the plan balance: charges positive, payments negative.' }),
+  amount: Type.Integer({
+    description: 'Signed change to the plan balance: charges positive, payments negative.',
+  }),
   balanceAfter: Nullable(Type.Integer()),
   currency: Type.String(),
   occurredAt: Instant,

@@ -44,5 +44,8 @@ export function list(
   if (query.method) q = q.where('method', '=', query.method);
   if (query.from) q = q.where('paid_at', '>=', query.from);
   if (query.to) q = q.where('paid_at', '<', query.to);
-  return q.orderBy('id', 'desc').limit(query.limit + 1).execute();
+  return q
+    .orderBy('id', 'desc')
+    .limit(query.limit + 1)
+    .execute();
 }

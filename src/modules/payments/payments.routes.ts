@@ -30,7 +30,12 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
   app.get(
     '/payments',
     {
-      schema: { tags, summary: 'List payments', querystring: PaymentListQuery, response: responses(200, ListOf(Payment)) },
+      schema: {
+        tags,
+        summary: 'List payments',
+        querystring: PaymentListQuery,
+        response: responses(200, ListOf(Payment)),
+      },
     },
     async (request) => ok(request, await service.listPayments(ctx, requireAuth(request), request.query)),
   );

@@ -22,12 +22,16 @@ export const PaymentCreate = Type.Object(
     trackId: Type.String({ minLength: 1, maxLength: 64, description: 'The payment plan (track) paid into' }),
     amount: Amount,
     method: Type.Optional({ ...PaymentMethod, description: 'Defaults to other.' }),
-    paidAt: Type.Optional({ ...Instant, description: 'When the money was paid; defaults to now; not in the future.' }),
+    paidAt: Type.Optional({
+      ...Instant,
+      description: 'When the money was paid; defaults to now; not in the future.',
+    }),
     reference: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 120,
-        description: 'External reference such as a bank reference; unique in the workspace, so an import is never counted twice.',
+        description:
+          'External reference such as a bank reference; unique in the workspace, so an import is never counted twice.',
       }),
     ),
     metadata: Type.Optional(Metadata),

@@ -1,0 +1,34 @@
+import { sql } from 'kysely';
+import type { DbOrTrx } from '../../db/schema.js';
+import type { Tenant } from '../tenant.js';
+
+export interface DayRange {
+  from: string;
+  to: string;
+}
+
+// Cast so both databases return an integer: PostgreSQL's sum(bigint) is numeric.
+const requests = sql<number>`cast(sum(requests) as bigint)`.as('requests');
+const errors = sql<number>`cast(sum(errors) as bigint)`.as('errors');
+
+function usageIn(db: DbOrTrx, tenant: Tenant, range: DayRange) {
+  return db
+    .selectFrom('api_usage')
+    .where('workspace_id', '=', tenant.workspaceId)
+    .where('mode', '=', tenant.mode)
+    .where('day', '>=', range.from)
+    .where('day', '<=', range.to);
+}
+
+export function usageByDay(db: DbOrTrx, tenant: Tenant, range: DayRange) {
+  return usageIn(db, tenant, range).select(['day', requests, errors]).groupBy('day').orderBy('day').execute();
+}
+
+export function usageByKey(db: DbOrTrx, tenant: Tenant, range: DayRange) {
+  return usageIn(db, tenant, range)
+    .select(['key_id', requests, errors])
+    .groupBy('key_id')
+    .orderBy('requests', 'desc')
+    .orderBy('key_id')
+    .execute();
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error.problems;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  test('defaults', () => {
+    const config = loadConfig({});
+    assert.deepEqual(config, {
+      port: 3000,
+      host: '0.0.0.0',
+      dataDir: path.resolve('./data'),
+      databaseUrl: undefined,
+      publicUrl: 'http://localhost:3000',
+      rateLimitPerMinute: undefined,
+      redisUrl: undefined,
+      webhookAllowPrivate: false,
+      smtpUrl: undefined,
+      logLevel: 'info',
+      embeddedWorker: true,
+    });
+    assert.ok(Object.isFrozen(config));
+  });
+
+  test('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATA_DIR: '/tmp/paytrack-data',
+      DATABASE_URL: 'postgres://u@db:5432/paytrack',
+      PUBLIC_URL: 'https://pay.example.com/',
+      RATE_LIMIT_PER_MINUTE: '120',
+      REDIS_URL: 'redis://cache:6379',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      SMTP_URL: 'smtp://mail:25',
+      LOG_LEVEL: 'warn',
+      EMBEDDED_WORKER: 'false',
+    });
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.dataDir, '/tmp/paytrack-data');
+    assert.equal(config.databaseUrl, 'postgres://u@db:5432/paytrack');
+    assert.equal(config.publicUrl, 'https://pay.example.com');
+    assert.equal(config.rateLimitPerMinute, 120);
+    assert.equal(config.redisUrl, 'redis://cache:6379');
+    assert.equal(config.webhookAllowPrivate, true);
+    assert.equal(config.smtpUrl, 'smtp://mail:25');
+    assert.equal(config.logLevel, 'warn');
+    assert.equal(config.embeddedWorker, false);
+  });
+
+  test('PUBLIC_URL defaults to the configured port', () => {
+    assert.equal(loadConfig({ PORT: '4000' }).publicUrl, 'http://localhost:4000');
+  });
+
+  test('every bad variable is listed together in one error', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      DATABASE_URL: 'mysql://localhost/db',
+      LOG_LEVEL: 'loud',
+      PUBLIC_URL: 'not a url',
+      REDIS_URL: 'http://cache',
+      RATE_LIMIT_PER_MINUTE: '0',
+      WEBHOOK_ALLOW_PRIVATE: 'yes',
+      EMBEDDED_WORKER: 'maybe',
+    });
+    const named = [
+      'PORT',
+      'DATABASE_URL',
+      'LOG_LEVEL',
+      'PUBLIC_URL',
+      'REDIS_URL',
+      'RATE_LIMIT_PER_MINUTE',
+      'WEBHOOK_ALLOW_PRIVATE',
+      'EMBEDDED_WORKER',
+    ];
+    assert.equal(problems.length, named.length, problems.join('\n'));
+    for (const name of named)
+      assert.ok(
+        problems.some((p) => p.startsWith(`${name} `)),
+        `${name} not named`,
+      );
+  });
+
+  test('the error message lists each problem', () => {
+    assert.throws(
+      () => loadConfig({ PORT: '70000', RATE_LIMIT_PER_MINUTE: '1.5' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /PORT must be at most 65535/);
+        assert.match(error.message, /RATE_LIMIT_PER_MINUTE must be a positive whole number/);
+        return true;
+      },
+    );
+  });
+
+  test('empty values count as unset', () => {
+    const config = loadConfig({ PORT: '', DATABASE_URL: '', RATE_LIMIT_PER_MINUTE: '', LOG_LEVEL: '' });
+    assert.equal(config.port, 3000);
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.rateLimitPerMinute, undefined);
+    assert.equal(config.logLevel, 'info');
+  });
+});

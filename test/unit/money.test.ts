@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { isCurrency, MAX_AMOUNT, minorUnitDigits, toSafeInteger } from '../../src/lib/money.js';
+
+describe('isCurrency', () => {
+  test('accepts real ISO 4217 codes', () => {
+    for (const code of ['NGN', 'KES', 'USD', 'EUR', 'GHS', 'ZAR', 'JPY', 'KWD'])
+      assert.equal(isCurrency(code), true, code);
+  });
+
+  test('refuses codes that are not on the list or not upper case', () => {
+    for (const code of ['ABC', 'XYZ', 'usd', 'Ngn', 'US', 'USDD', '', ' USD'])
+      assert.equal(isCurrency(code), false, code);
+  });
+});
+
+describe('minorUnitDigits', () => {
+  test('follows the currency minor unit', () => {
+    assert.equal(minorUnitDigits('JPY'), 0);
+    assert.equal(minorUnitDigits('KWD'), 3);
+    assert.equal(minorUnitDigits('NGN'), 2);
+    assert.equal(minorUnitDigits('USD'), 2);
+  });
+});
+
+describe('toSafeInteger', () => {
+  test('reads numbers, bigints and numeric strings from the database', () => {
+    assert.equal(toSafeInteger(42), 42);
+    assert.equal(toSafeInteger(42n), 42);
+    assert.equal(toSafeInteger('1000000000000'), MAX_AMOUNT);
+    assert.equal(toSafeInteger('-250'), -250);
+    assert.equal(toSafeInteger(String(Number.MAX_SAFE_INTEGER)), Number.MAX_SAFE_INTEGER);
+  });
+
+  test('refuses values that are not safe integers, naming what was read', () => {
+    assert.throws(() => toSafeInteger('9007199254740993', 'balance'), /balance is not a safe integer/);
+    assert.throws(() => toSafeInteger(2n ** 60n), /not a safe integer/);
+    assert.throws(() => toSafeInteger(1.5), /not a safe integer/);
+    for (const loose of ['', ' 42 ', '0x10', '1e3', '12.0']) {
+      assert.throws(() => toSafeInteger(loose), /not a safe integer/, JSON.stringify(loose));
+    }
+    assert.throws(() => toSafeInteger('12.5'), /not a safe integer/);
+    assert.throws(() => toSafeInteger('abc'), /not a safe integer/);
+    assert.throws(() => toSafeInteger(null), /not a safe integer/);
+    assert.throws(() => toSafeInteger(undefined), /not a safe integer/);
+  });
+});
