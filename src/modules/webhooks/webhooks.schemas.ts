@@ -1,0 +1,111 @@
+import { type Static, Type } from 'typebox';
+import { PaginationQuery } from '../../http/envelope.js';
+import { EVENT_TYPES } from '../events/events.service.js';
+import { Instant, Nullable } from '../shared.schemas.js';
+
+const Url = Type.String({
+  format: 'uri',
+  minLength: 1,
+  maxLength: 2048,
+  description:
+    'http or https URL that receives the events. Private, loopback, link-local and reserved addresses are refused ' +
+    'unless the server runs with WEBHOOK_ALLOW_PRIVATE=true; user names and passwords in the URL are refused.',
+});
+const Description = Type.String({ maxLength: 2000 });
+const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  minItems: 1,
+  maxItems: 50,
+  description: `Event types to receive, or ["*"] for all (the default). Known types: ${EVENT_TYPES.join(', ')}.`,
+});
+
+export const WebhookEndpointStatus = Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]);
+
+export const WebhookEndpointCreate = Type.Object(
+  { url: Url, description: Type.Optional(Description), eventTypes: Type.Optional(EventTypes) },
+  { additionalProperties: false },
+);
+export type WebhookEndpointCreate = Static<typeof WebhookEndpointCreate>;
+
+export const WebhookEndpointUpdate = Type.Object(
+  {
+    url: Type.Optional(Url),
+    description: Type.Optional(Nullable(Description)),
+    eventTypes: Type.Optional(EventTypes),
+    status: Type.Optional(
+      Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], {
+        description: '`enabled` re-enables a disabled endpoint; `disabled` stops deliveries, like DELETE.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type WebhookEndpointUpdate = Static<typeof WebhookEndpointUpdate>;
+
+export const WebhookEndpoint = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  description: Nullable(Type.String()),
+  eventTypes: Type.Array(Type.String()),
+  status: WebhookEndpointStatus,
+  createdAt: Instant,
+  updatedAt: Instant,
+  disabledAt: Nullable(Instant),
+});
+export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
+
+export const WebhookEndpointWithSecret = Type.Object({
+  ...WebhookEndpoint.properties,
+  secret: Type.String({
+    description:
+      'Signing secret (`whsec_<base64>`) for Standard Webhooks signatures. Shown only in this response.',
+  }),
+});
+export type WebhookEndpointWithSecret = Static<typeof WebhookEndpointWithSecret>;
+
+export const WebhookEndpointListQuery = Type.Object(
+  { ...PaginationQuery, status: Type.Optional(WebhookEndpointStatus) },
+  { additionalProperties: false },
+);
+export type WebhookEndpointListQuery = Static<typeof WebhookEndpointListQuery>;
+
+export const Event = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String(),
+    createdAt: Instant,
+    livemode: Type.Boolean(),
+    data: Type.Object({ object: Type.Unknown() }),
+  },
+  {
+    description:
+      'An event as delivered: POSTed as JSON with the Standard Webhooks headers webhook-id (the event id), ' +
+      'webhook-timestamp (the attempt time) and webhook-signature. Failed deliveries are retried for about 3 days.',
+  },
+);
+export type Event = Static<typeof Event>;
+
+export const DeliveryStatus = Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]);
+
+export const WebhookDelivery = Type.Object({
+  id: Type.String(),
+  eventId: Type.String(),
+  eventType: Type.String(),
+  attemptNumber: Type.Integer({ minimum: 1 }),
+  status: DeliveryStatus,
+  responseStatus: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  durationMs: Type.Integer({ minimum: 0 }),
+  attemptedAt: Instant,
+  nextAttemptAt: Nullable(Instant),
+});
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
+
+export const WebhookDeliveryListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    status: Type.Optional(DeliveryStatus),
+    eventId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type WebhookDeliveryListQuery = Static<typeof WebhookDeliveryListQuery>;

@@ -1,0 +1,189 @@
+import type { AppContext } from '../../context.js';
+import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import { decodeCursor, type Page, toPage } from '../../lib/cursor.js';
+import { newId } from '../../lib/ids.js';
+import { EVENT_TYPES, eventToApi, recordEvent } from '../events/events.service.js';
+import type { Tenant } from '../tenant.js';
+import { generateSecret } from './signing.js';
+import { checkWebhookUrl } from './url-guard.js';
+import * as repo from './webhooks.repository.js';
+import type {
+  Event,
+  WebhookDelivery,
+  WebhookDeliveryListQuery,
+  WebhookEndpoint,
+  WebhookEndpointCreate,
+  WebhookEndpointListQuery,
+  WebhookEndpointUpdate,
+  WebhookEndpointWithSecret,
+} from './webhooks.schemas.js';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhooks.table.js';
+
+const ALL_TYPES = '*';
+
+export function parseEventTypes(stored: string): string[] {
+  const value: unknown = JSON.parse(stored);
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+export function toApi(row: WebhookEndpointsTable): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    eventTypes: parseEventTypes(row.event_types),
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    disabledAt: row.disabled_at,
+  };
+}
+
+export function deliveryToApi(row: WebhookDeliveriesTable): WebhookDelivery {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    attemptNumber: row.attempt_number,
+    status: row.status,
+    responseStatus: row.response_status,
+    error: row.error,
+    durationMs: row.duration_ms,
+    attemptedAt: row.attempted_at,
+    nextAttemptAt: row.next_attempt_at,
+  };
+}
+
+/** Whether an endpoint subscribed to `eventTypes` receives an event of `type`. */
+export function subscribes(eventTypes: readonly string[], type: string): boolean {
+  return eventTypes.includes(ALL_TYPES) || eventTypes.includes(type);
+}
+
+/** Known types only, without repeats; `*` anywhere means all. */
+function normaliseEventTypes(input: readonly string[] | undefined): string {
+  const types = [...new Set(input ?? [ALL_TYPES])];
+  const unknown = types.filter((t) => t !== ALL_TYPES && !(EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown.length > 0) {
+    throw fieldError({
+      eventTypes: `unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `'${t}'`).join(', ')}; use "*" or any of: ${EVENT_TYPES.join(', ')}`,
+    });
+  }
+  return JSON.stringify(types.includes(ALL_TYPES) ? [ALL_TYPES] : types);
+}
+
+async function assertUrlAllowed(ctx: AppContext, url: string): Promise<void> {
+  const check = await checkWebhookUrl(url, { allowPrivate: ctx.config.webhookAllowPrivate });
+  if (!check.ok) throw fieldError({ url: check.message });
+}
+
+export async function createEndpoint(
+  ctx: AppContext,
+  tenant: Tenant,
+  input: WebhookEndpointCreate,
+): Promise<WebhookEndpointWithSecret> {
+  const eventTypes = normaliseEventTypes(input.eventTypes);
+  await assertUrlAllowed(ctx, input.url);
+  const now = ctx.clock.now().toISOString();
+  const row: WebhookEndpointsTable = {
+    id: newId('webhookEndpoint'),
+    workspace_id: tenant.workspaceId,
+    mode: tenant.mode,
+    url: input.url,
+    description: input.description ?? null,
+    event_types: eventTypes,
+    secret: generateSecret(),
+    status: 'enabled',
+    created_at: now,
+    updated_at: now,
+    disabled_at: null,
+  };
+  await repo.insertEndpoint(ctx.db, row);
+  return { ...toApi(row), secret: row.secret };
+}
+
+async function getEndpointRow(ctx: AppContext, tenant: Tenant, id: string) {
+  const row = await repo.findEndpoint(ctx.db, tenant, id);
+  if (!row) throw notFound('webhook endpoint', id);
+  return row;
+}
+
+export async function getEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<WebhookEndpoint> {
+  return toApi(await getEndpointRow(ctx, tenant, id));
+}
+
+export async function listEndpoints(
+  ctx: AppContext,
+  tenant: Tenant,
+  query: WebhookEndpointListQuery,
+): Promise<Page<WebhookEndpoint>> {
+  const limit = query.limit ?? 20;
+  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const rows = await repo.listEndpoints(ctx.db, tenant, { ...query, limit }, afterId);
+  return toPage(rows, limit, toApi);
+}
+
+export async function updateEndpoint(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+  input: WebhookEndpointUpdate,
+): Promise<WebhookEndpoint> {
+  const eventTypes = input.eventTypes !== undefined ? normaliseEventTypes(input.eventTypes) : undefined;
+  const current = await getEndpointRow(ctx, tenant, id);
+  const reEnabling = input.status === 'enabled' && current.status === 'disabled';
+  // A re-enabled endpoint is checked again: its host may resolve somewhere else by now.
+  if (input.url !== undefined || reEnabling) await assertUrlAllowed(ctx, input.url ?? current.url);
+  return ctx.db.transaction().execute(async (trx) => {
+    const latest = await repo.findEndpointForUpdate(trx, ctx.dialect, tenant, id);
+    if (!latest) throw notFound('webhook endpoint', id);
+    const now = ctx.clock.now().toISOString();
+    const statusChange =
+      input.status === undefined || input.status === latest.status
+        ? {}
+        : { status: input.status, disabled_at: input.status === 'disabled' ? now : null };
+    const row = await repo.updateEndpoint(trx, tenant, id, {
+      ...(input.url !== undefined ? { url: input.url } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(eventTypes !== undefined ? { event_types: eventTypes } : {}),
+      ...statusChange,
+      updated_at: now,
+    });
+    return toApi(row);
+  });
+}
+
+export async function disableEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<WebhookEndpoint> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findEndpointForUpdate(trx, ctx.dialect, tenant, id);
+    if (!current) throw notFound('webhook endpoint', id);
+    if (current.status === 'disabled') throw invalidState('webhook endpoint', current.status, 'disable');
+    const now = ctx.clock.now().toISOString();
+    return toApi(
+      await repo.updateEndpoint(trx, tenant, id, { status: 'disabled', disabled_at: now, updated_at: now }),
+    );
+  });
+}
+
+/** Queues a `webhook.test` event for this endpoint alone. */
+export async function sendTestEvent(ctx: AppContext, tenant: Tenant, id: string): Promise<Event> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findEndpointForUpdate(trx, ctx.dialect, tenant, id);
+    if (!current) throw notFound('webhook endpoint', id);
+    if (current.status === 'disabled') throw invalidState('webhook endpoint', current.status, 'send_test');
+    const event = await recordEvent(trx, ctx.clock, tenant, 'webhook.test', toApi(current), current.id);
+    return eventToApi(event);
+  });
+}
+
+export async function listDeliveries(
+  ctx: AppContext,
+  tenant: Tenant,
+  endpointId: string,
+  query: WebhookDeliveryListQuery,
+): Promise<Page<WebhookDelivery>> {
+  await getEndpointRow(ctx, tenant, endpointId);
+  const limit = query.limit ?? 20;
+  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const rows = await repo.listDeliveries(ctx.db, tenant, endpointId, { ...query, limit }, afterId);
+  return toPage(rows, limit, deliveryToApi);
+}
