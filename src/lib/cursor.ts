@@ -7,7 +7,7 @@ export function encodeCursor(lastId: string): string {
 }
 
 /** The id a cursor points after; refused unless it came from a list of `kind`. */
-export function decodeCursor(cursor: string, kind?: IdKind): string {
+export function decodeCursor(cursor: string, kind: IdKind): string {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (
@@ -15,7 +15,7 @@ export function decodeCursor(cursor: string, kind?: IdKind): string {
       parsed !== null &&
       (parsed as { v?: unknown }).v === 1 &&
       typeof (parsed as { id?: unknown }).id === 'string' &&
-      (kind === undefined || hasPrefix(kind, (parsed as { id: string }).id))
+      hasPrefix(kind, (parsed as { id: string }).id)
     ) {
       return (parsed as { id: string }).id;
     }
@@ -43,4 +43,21 @@ export function toPage<R extends { id: string }, T>(rows: R[], limit: number, ma
     has_more: hasMore,
     next_cursor: hasMore && last ? encodeCursor(last.id) : null,
   };
+}
+
+export const DEFAULT_PAGE_SIZE = 20;
+
+/**
+ * One page of a list of `kind`, newest first: `fetch` gets the page size and the id to continue after,
+ * and returns up to `limit + 1` rows so the page knows whether more follow.
+ */
+export async function paginate<R extends { id: string }, T>(
+  query: { limit?: number; cursor?: string },
+  kind: IdKind,
+  fetch: (limit: number, afterId: string | undefined) => Promise<R[]>,
+  map: (row: R) => T,
+): Promise<Page<T>> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const afterId = query.cursor ? decodeCursor(query.cursor, kind) : undefined;
+  return toPage(await fetch(limit, afterId), limit, map);
 }

@@ -6,7 +6,7 @@ import { newId } from '../../src/lib/ids.js';
 
 function assertBadCursor(cursor: string) {
   assert.throws(
-    () => decodeCursor(cursor),
+    () => decodeCursor(cursor, 'customer'),
     (error: unknown) => {
       assert.ok(error instanceof AppError);
       assert.equal(error.code, 'validation_error');
@@ -23,7 +23,7 @@ describe('cursor', () => {
     const cursor = encodeCursor(id);
     assert.match(cursor, /^[A-Za-z0-9_-]+$/);
     assert.ok(!cursor.includes(id));
-    assert.equal(decodeCursor(cursor), id);
+    assert.equal(decodeCursor(cursor, 'customer'), id);
   });
 
   test('garbage is a validation_error naming the cursor field', () => {
@@ -35,6 +35,10 @@ describe('cursor', () => {
     assertBadCursor(Buffer.from('null').toString('base64url'));
     assertBadCursor(Buffer.from('[1]').toString('base64url'));
   });
+
+  test('a cursor of another kind of list is refused', () => {
+    assertBadCursor(encodeCursor(newId('track')));
+  });
 });
 
 describe('toPage', () => {
@@ -44,7 +48,7 @@ describe('toPage', () => {
     const page = toPage(rows, 2, (r) => r.n);
     assert.deepEqual(page.items, [99, 98]);
     assert.equal(page.has_more, true);
-    assert.equal(decodeCursor(page.next_cursor ?? ''), 'b');
+    assert.equal(page.next_cursor, encodeCursor('b'));
   });
 
   test('with the last page: no more and no cursor', () => {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
-import { decodeCursor, type Page, toPage } from '../../lib/cursor.js';
+import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import { toE164 } from '../../lib/phone.js';
@@ -114,8 +114,10 @@ export async function listCustomers(
   tenant: Tenant,
   query: CustomerListQuery,
 ): Promise<Page<Customer>> {
-  const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor, 'customer') : undefined;
-  const rows = await repo.list(ctx.db, ctx.dialect, tenant, { ...query, limit }, afterId);
-  return toPage(rows, limit, toApi);
+  return paginate(
+    query,
+    'customer',
+    (limit, afterId) => repo.list(ctx.db, ctx.dialect, tenant, { ...query, limit }, afterId),
+    toApi,
+  );
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, type Page, toPage } from '../../lib/cursor.js';
+import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { instantRange } from '../../lib/instant.js';
 import { getCustomerRow } from '../customers/customers.service.js';
@@ -65,10 +65,13 @@ export async function listLedger(
   query: LedgerListQuery,
   scope: repo.LedgerScope = {},
 ): Promise<Page<LedgerEntry>> {
-  const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor, 'ledgerEntry') : undefined;
-  const rows = await repo.list(ctx.db, tenant, scope, { ...query, ...instantRange(query), limit }, afterId);
-  return toPage(rows, limit, toApi);
+  const range = instantRange(query);
+  return paginate(
+    query,
+    'ledgerEntry',
+    (limit, afterId) => repo.list(ctx.db, tenant, scope, { ...query, ...range, limit }, afterId),
+    toApi,
+  );
 }
 
 export async function listCustomerLedger(

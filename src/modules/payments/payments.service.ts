@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
-import { decodeCursor, type Page, toPage } from '../../lib/cursor.js';
+import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { instantRange, toInstant } from '../../lib/instant.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
@@ -121,10 +121,13 @@ export async function listPayments(
   tenant: Tenant,
   query: PaymentListQuery,
 ): Promise<Page<Payment>> {
-  const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor, 'payment') : undefined;
-  const rows = await repo.list(ctx.db, tenant, { ...query, ...instantRange(query), limit }, afterId);
-  return toPage(rows, limit, toApi);
+  const range = instantRange(query);
+  return paginate(
+    query,
+    'payment',
+    (limit, afterId) => repo.list(ctx.db, tenant, { ...query, ...range, limit }, afterId),
+    toApi,
+  );
 }
 
 export async function listTrackPayments(

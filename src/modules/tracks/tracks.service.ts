@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
-import { decodeCursor, type Page, toPage } from '../../lib/cursor.js';
+import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import { isCurrency } from '../../lib/money.js';
@@ -91,9 +91,12 @@ export async function listTracks(
   tenant: Tenant,
   query: TrackListQuery,
 ): Promise<Page<Track>> {
-  const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor, 'track') : undefined;
-  return toPage(await repo.list(ctx.db, tenant, { ...query, limit }, afterId), limit, toApi);
+  return paginate(
+    query,
+    'track',
+    (limit, afterId) => repo.list(ctx.db, tenant, { ...query, limit }, afterId),
+    toApi,
+  );
 }
 
 /** Title, due date and metadata change in place; a new amount moves the balance and is a ledger adjustment. */

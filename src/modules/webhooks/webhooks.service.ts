@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
-import { decodeCursor, type Page, toPage } from '../../lib/cursor.js';
+import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { EVENT_TYPES, eventToApi, recordEvent } from '../events/events.service.js';
 import type { Tenant } from '../tenant.js';
@@ -116,10 +116,12 @@ export async function listEndpoints(
   tenant: Tenant,
   query: WebhookEndpointListQuery,
 ): Promise<Page<WebhookEndpoint>> {
-  const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const rows = await repo.listEndpoints(ctx.db, tenant, { ...query, limit }, afterId);
-  return toPage(rows, limit, toApi);
+  return paginate(
+    query,
+    'webhookEndpoint',
+    (limit, afterId) => repo.listEndpoints(ctx.db, tenant, { ...query, limit }, afterId),
+    toApi,
+  );
 }
 
 export async function updateEndpoint(
@@ -182,8 +184,10 @@ export async function listDeliveries(
   query: WebhookDeliveryListQuery,
 ): Promise<Page<WebhookDelivery>> {
   await getEndpointRow(ctx, tenant, endpointId);
-  const limit = query.limit ?? 20;
-  const afterId = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const rows = await repo.listDeliveries(ctx.db, tenant, endpointId, { ...query, limit }, afterId);
-  return toPage(rows, limit, deliveryToApi);
+  return paginate(
+    query,
+    'webhookDelivery',
+    (limit, afterId) => repo.listDeliveries(ctx.db, tenant, endpointId, { ...query, limit }, afterId),
+    deliveryToApi,
+  );
 }
