@@ -17,7 +17,21 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
+/** Names Kysely recorded as applied; null while its table does not exist yet. */
+async function appliedMigrations(db: Db): Promise<Set<string> | null> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    return new Set(rows.map((row) => row.name));
+  } catch {
+    return null;
+  }
+}
+
 export async function migrateToLatest(db: Db, dialect: DialectName): Promise<string[]> {
+  // Kysely's Migrator first introspects every table of every schema, which fails when another schema is
+  // dropped meanwhile (parallel test runs) and is slow on a large catalogue: skip it when nothing is pending.
+  const applied = await appliedMigrations(db);
+  if (applied && Object.keys(migrations(dialect)).every((name) => applied.has(name))) return [];
   // Kysely looks for its bookkeeping tables in every schema; pin them to ours (PostgreSQL search_path).
   const schema =
     dialect === 'postgres'
@@ -28,7 +42,11 @@ export async function migrateToLatest(db: Db, dialect: DialectName): Promise<str
     provider: new StaticProvider(dialect),
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // On PostgreSQL that introspection fails in several ways (missing schema, table, column) when another
+    // schema is dropped meanwhile; a failed attempt applied nothing (DDL is transactional there), so retry.
+    if (dialect !== 'postgres' || attempt >= 3) throw error;
+  }
 }

@@ -210,7 +210,7 @@ describe('cursor walks', () => {
     }
   }
 
-  test("a cursor from one list is refused by another list", async () => {
+  test('a cursor from one list is refused by another list', async () => {
     const { api } = await newWorkspace(t);
     await createCustomers(api, 3);
     await newTrack(api);

@@ -1,0 +1,98 @@
+import autocannon from 'autocannon';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { systemClock } from '../src/lib/clock.js';
+import { recordPayment } from '../src/modules/payments/payments.service.js';
+import type { Tenant } from '../src/modules/tenant.js';
+
+export interface LoadResult {
+  perSecond: number;
+  p99Ms: number;
+  /** Responses other than 2xx, plus connection errors and timeouts. */
+  failures: number;
+  failureDetail: string;
+}
+
+export interface LoadOptions {
+  connections: number;
+  seconds: number;
+}
+
+/** Drives one endpoint over HTTP with autocannon, after a one-second warm-up. */
+export async function httpLoad(
+  request: { url: string; method: 'GET' | 'POST'; key: string; body?: unknown },
+  options: LoadOptions,
+): Promise<LoadResult> {
+  const result = await autocannon({
+    url: request.url,
+    method: request.method,
+    connections: options.connections,
+    duration: options.seconds,
+    timeout: 10,
+    warmup: { connections: options.connections, duration: 1 },
+    headers: {
+      authorization: `Bearer ${request.key}`,
+      ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+  });
+  const statuses = Object.entries(result.statusCodeStats)
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, { count }]) => `${count}×${status}`);
+  if (result.errors > 0) statuses.push(`${result.errors} errors`);
+  if (result.timeouts > 0) statuses.push(`${result.timeouts} timeouts`);
+  return {
+    perSecond: result.requests.average,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+    failureDetail: statuses.join(', '),
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** The same payment transaction with no HTTP: `connections` loops calling recordPayment for `seconds`. */
+export async function directPayments(
+  env: { DATA_DIR: string; DATABASE_URL?: string },
+  tenant: Tenant,
+  trackId: string,
+  options: LoadOptions,
+): Promise<LoadResult> {
+  const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
+  const handle = openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const ctx = { config, db: handle.db, dialect: handle.dialect, clock: systemClock };
+  const latencies: number[] = [];
+  let failures = 0;
+  let firstFailure = '';
+  const started = performance.now();
+  const deadline = started + options.seconds * 1000;
+  try {
+    await Promise.all(
+      Array.from({ length: options.connections }, async () => {
+        while (performance.now() < deadline) {
+          const begun = performance.now();
+          try {
+            await recordPayment(ctx, tenant, { trackId, amount: 1, method: 'cash' });
+            latencies.push(performance.now() - begun);
+          } catch (error) {
+            failures += 1;
+            firstFailure ||= error instanceof Error ? error.message : String(error);
+          }
+        }
+      }),
+    );
+  } finally {
+    await handle.close();
+  }
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: latencies.length / elapsedSeconds,
+    p99Ms: percentile(latencies, 99),
+    failures,
+    failureDetail: failures > 0 ? `${failures} failed, first: ${firstFailure}` : '',
+  };
+}

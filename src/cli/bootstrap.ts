@@ -1,0 +1,43 @@
+import type { AppContext } from '../context.js';
+import { type CreatedKey, createKey } from '../modules/api-keys/api-keys.service.js';
+import { createWorkspace, hasAnyWorkspace } from '../modules/workspaces/workspaces.service.js';
+import type { WorkspacesTable } from '../modules/workspaces/workspaces.table.js';
+
+export interface Bootstrapped {
+  workspace: WorkspacesTable;
+  key: CreatedKey;
+}
+
+const SERIALIZATION_FAILURE = '40001';
+const ATTEMPTS = 3;
+
+/**
+ * On an empty database: a default workspace and one all-scopes test key, so a first `serve` is usable
+ * at once. Returns null when any workspace exists. Serializable, so nodes starting together on an empty
+ * PostgreSQL create one workspace between them (the losers retry and find it).
+ */
+export async function bootstrapIfEmpty(ctx: AppContext): Promise<Bootstrapped | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.db
+        .transaction()
+        .setIsolationLevel('serializable')
+        .execute(async (trx) => {
+          if (await hasAnyWorkspace(trx)) return null;
+          const workspace = await createWorkspace(trx, ctx.clock, {
+            name: 'Default workspace',
+            currency: 'USD',
+          });
+          const key = await createKey(trx, ctx.clock, {
+            workspaceId: workspace.id,
+            mode: 'test',
+            scopes: 'all',
+          });
+          return { workspace, key };
+        });
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code !== SERIALIZATION_FAILURE || attempt >= ATTEMPTS) throw error;
+    }
+  }
+}

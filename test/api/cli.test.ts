@@ -1,0 +1,409 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { bootstrapIfEmpty } from '../../src/cli/bootstrap.js';
+import type { Output } from '../../src/cli/io.js';
+import { runCli } from '../../src/cli/run.js';
+import { client } from '../helpers/api.js';
+import { buildTestApp, freshDatabase, type TestApp, type TestDatabase } from '../helpers/app.js';
+
+/** The environment the command line reads, pointing at the test database (a schema on PostgreSQL). */
+function cliEnv(database: TestDatabase): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { DATA_DIR: database.dataDir, LOG_LEVEL: 'silent' };
+  if (database.databaseUrl && database.schema) {
+    const url = new URL(database.databaseUrl);
+    url.searchParams.set('options', `-c search_path=${database.schema}`);
+    env.DATABASE_URL = url.toString();
+  }
+  return env;
+}
+
+/** Collects what a command writes and lets a test wait for a line. */
+class Collector implements Output {
+  text = '';
+  private waiters: { text: string; resolve: () => void }[] = [];
+
+  write(chunk: string): boolean {
+    this.text += chunk;
+    this.waiters = this.waiters.filter((waiter) => {
+      if (!this.text.includes(waiter.text)) return true;
+      waiter.resolve();
+      return false;
+    });
+    return true;
+  }
+
+  waitFor(text: string): Promise<void> {
+    if (this.text.includes(text)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ text, resolve }));
+  }
+}
+
+async function cli(env: NodeJS.ProcessEnv, ...argv: string[]) {
+  const stdout = new Collector();
+  const stderr = new Collector();
+  const code = await runCli(argv, { env, stdout, stderr });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** A command that must succeed and print JSON. */
+async function cliJson(env: NodeJS.ProcessEnv, ...argv: string[]) {
+  const result = await cli(env, ...argv);
+  assert.equal(result.code, 0, `paytrack ${argv.join(' ')}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A long-running command (`serve`, `worker`) in this process; resolves once it printed `ready`. */
+async function startCommand(argv: string[], env: NodeJS.ProcessEnv, ready: string) {
+  const stdout = new Collector();
+  const stderr = new Collector();
+  const controller = new AbortController();
+  const exited = runCli(argv, { env, stdout, stderr, signal: controller.signal });
+  const early = exited.then((code) => {
+    throw new Error(`paytrack ${argv.join(' ')} exited early with ${code}: ${stderr.text}`);
+  });
+  early.catch(() => {});
+  await Promise.race([stdout.waitFor(ready), early]);
+  return {
+    stdout,
+    stderr,
+    stop() {
+      controller.abort();
+      return exited;
+    },
+  };
+}
+
+const KEY_FORM = /pt_test_[0-9A-Za-z]{32}/;
+const KEY_WORKSPACE = /workspace 'Default workspace' \((ws_[0-9A-Z]+)/;
+
+describe('paytrack command line', () => {
+  let t: TestApp;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    const database = await freshDatabase();
+    t = await buildTestApp({ database });
+    env = cliEnv(database);
+  });
+  after(() => t.close());
+
+  async function workspaceId(): Promise<string> {
+    return (await cliJson(env, 'workspace', 'create', '--name', 'CLI shop', '--json')).id;
+  }
+
+  test('workspace create --json prints the new workspace', async () => {
+    const result = await cli(
+      env,
+      'workspace',
+      'create',
+      '--name',
+      'Mama Put Ventures',
+      '--currency',
+      'NGN',
+      '--timezone',
+      'Africa/Lagos',
+      '--json',
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const workspace = JSON.parse(result.stdout);
+    assert.match(workspace.id, /^ws_/);
+    assert.equal(workspace.name, 'Mama Put Ventures');
+    assert.equal(workspace.defaultCurrency, 'NGN');
+    assert.equal(workspace.timezone, 'Africa/Lagos');
+  });
+
+  test('workspace create without --json says what to do next', async () => {
+    const result = await cli(env, 'workspace', 'create', '--name', 'Plain');
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Created workspace ws_\S+ 'Plain' \(USD, UTC\)/);
+    assert.match(result.stdout, /paytrack key create --workspace ws_/);
+  });
+
+  test('key create --json prints only id and key, and the server accepts the key at once', async () => {
+    const ws = await workspaceId();
+    const result = await cli(env, 'key', 'create', '--workspace', ws, '--mode', 'test', '--json');
+    assert.equal(result.code, 0, result.stderr);
+    const created = JSON.parse(result.stdout);
+    assert.deepEqual(Object.keys(created).sort(), ['id', 'key']);
+    assert.match(created.id, /^key_/);
+    assert.match(created.key, /^pt_test_[0-9A-Za-z]{32}$/);
+
+    const api = client(t, created.key);
+    const customer = await api.post('/customers', { name: 'Ada Obi', phone: '+2348031234567' });
+    assert.equal(customer.status, 201, JSON.stringify(customer.body));
+    assert.equal((await api.get('/customers')).status, 200);
+  });
+
+  test('key create with --scopes limits the key to them', async () => {
+    const ws = await workspaceId();
+    const result = await cli(
+      env,
+      'key',
+      'create',
+      '--workspace',
+      ws,
+      '--mode',
+      'live',
+      '--scopes',
+      'customers:read, tracks:write',
+      '--name',
+      'reporting',
+      '--json',
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const { key } = JSON.parse(result.stdout);
+    assert.match(key, /^pt_live_/);
+    const api = client(t, key);
+    assert.equal((await api.get('/customers')).status, 200);
+    assert.equal((await api.get('/tracks')).status, 200);
+    const refused = await api.post('/customers', { name: 'Ada Obi', phone: '+2348031234567' });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.details.required_scope, 'customers:write');
+  });
+
+  test('key create without --json shows the key once with its id', async () => {
+    const ws = await workspaceId();
+    const result = await cli(env, 'key', 'create', '--workspace', ws, '--mode', 'test');
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Created test key key_\S+ for workspace ws_\S+ \(all scopes\)/);
+    assert.match(result.stdout, KEY_FORM);
+  });
+
+  test('key create for an unknown workspace fails with status 1 and creates nothing', async () => {
+    const result = await cli(env, 'key', 'create', '--workspace', 'ws_NOPE', '--mode', 'test', '--json');
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /no workspace 'ws_NOPE'/);
+    const rows = await t.ctx.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('workspace_id', '=', 'ws_NOPE')
+      .execute();
+    assert.equal(rows.length, 0);
+  });
+
+  test('key list shows every key of the workspace and never the key itself', async () => {
+    const ws = await workspaceId();
+    const first = await cliJson(env, 'key', 'create', '--workspace', ws, '--mode', 'test', '--json');
+    const second = await cliJson(
+      env,
+      'key',
+      'create',
+      '--workspace',
+      ws,
+      '--mode',
+      'live',
+      '--scopes',
+      'tracks:read',
+      '--json',
+    );
+
+    const listed = await cli(env, 'key', 'list', '--workspace', ws, '--json');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(!listed.stdout.includes(first.key) && !listed.stdout.includes(second.key));
+    const keys = JSON.parse(listed.stdout);
+    assert.deepEqual(
+      keys.map((k: { id: string }) => k.id),
+      [first.id, second.id],
+    );
+    assert.equal(keys[0].mode, 'test');
+    assert.equal(keys[0].scopes, 'all');
+    assert.equal(keys[0].prefix, first.key.slice(0, 12));
+    assert.deepEqual(keys[1].scopes, ['tracks:read']);
+    assert.equal(keys[1].revokedAt, null);
+    for (const key of keys) assert.ok(!('key' in key) && !('key_hash' in key) && !('keyHash' in key));
+
+    const table = await cli(env, 'key', 'list', '--workspace', ws);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^ID\s+MODE\s+PREFIX/);
+    assert.ok(table.stdout.includes(first.id) && table.stdout.includes(second.id));
+    assert.ok(!table.stdout.includes(first.key));
+  });
+
+  test('key list of an unknown workspace fails with status 1', async () => {
+    const result = await cli(env, 'key', 'list', '--workspace', 'ws_NOPE');
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no workspace 'ws_NOPE'/);
+  });
+
+  test('key revoke makes the server refuse the key at once', async () => {
+    const ws = await workspaceId();
+    const created = await cliJson(env, 'key', 'create', '--workspace', ws, '--mode', 'test', '--json');
+    const api = client(t, created.key);
+    assert.equal((await api.get('/customers')).status, 200);
+
+    const revoked = await cli(env, 'key', 'revoke', created.id);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stdout, new RegExp(`Revoked key ${created.id}`));
+
+    const refused = await api.get('/customers');
+    assert.equal(refused.status, 401);
+    assert.equal(refused.body.error.code, 'unauthorized');
+
+    const again = await cli(env, 'key', 'revoke', created.id);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /already revoked/);
+    const listed = await cliJson(env, 'key', 'list', '--workspace', ws, '--json');
+    assert.ok(listed[0].revokedAt);
+  });
+
+  test('key revoke of an unknown key fails with status 1', async () => {
+    const result = await cli(env, 'key', 'revoke', 'key_NOPE');
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no key 'key_NOPE'/);
+  });
+
+  test('migrate on an up-to-date database applies nothing', async () => {
+    const result = await cli(env, 'migrate');
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /up to date; no migration to apply/);
+  });
+
+  test('bad usage exits with status 2 and says what is wrong', async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /Usage: paytrack <command>/],
+      [['frobnicate'], /unknown command 'frobnicate'/],
+      [['key'], /Usage: paytrack key <command>/],
+      [['key', 'rotate'], /unknown command 'rotate'/],
+      [['workspace', 'create'], /--name is required/],
+      [['workspace', 'create', '--name', 'X', '--currency', 'usd'], /--currency must be an ISO 4217/],
+      [['workspace', 'create', '--name', 'X', '--timezone', 'Mars/Olympus'], /--timezone must be an IANA/],
+      [['workspace', 'create', '--nmae', 'X'], /Unknown option '--nmae'/],
+      [['workspace', 'create', '--name'], /--name/],
+      [['key', 'create', '--mode', 'test'], /--workspace is required/],
+      [['key', 'create', '--workspace', 'ws_1'], /--mode is required/],
+      [['key', 'create', '--workspace', 'ws_1', '--mode', 'prod'], /--mode must be test or live/],
+      [
+        ['key', 'create', '--workspace', 'ws_1', '--mode', 'test', '--scopes', 'tracks:read,bogus:write'],
+        /'bogus:write'/,
+      ],
+      [['key', 'create', '--workspace', 'ws_1', '--mode', 'test', '--scopes', ','], /at least one scope/],
+      [['key', 'list'], /--workspace is required/],
+      [['key', 'revoke'], /exactly one KEY_ID/],
+      [['key', 'revoke', 'key_1', 'key_2'], /exactly one KEY_ID/],
+      [['migrate', 'now'], /Unexpected argument 'now'/],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await cli(env, ...argv);
+      assert.equal(result.code, 2, `paytrack ${argv.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, message, `paytrack ${argv.join(' ')}`);
+      assert.equal(result.stdout, '', `paytrack ${argv.join(' ')}`);
+    }
+  });
+
+  test('a bad configuration exits with status 2 and names the variable', async () => {
+    const result = await cli({ ...env, LOG_LEVEL: 'loud' }, 'workspace', 'create', '--name', 'X');
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /LOG_LEVEL must be one of/);
+  });
+
+  test('--help prints usage with status 0', async () => {
+    const main = await cli(env, '--help');
+    assert.equal(main.code, 0);
+    assert.match(main.stdout, /paytrack key create --workspace ID --mode test\|live/);
+    const sub = await cli(env, 'key', 'create', '--help');
+    assert.equal(sub.code, 0);
+    assert.match(sub.stdout, /--scopes LIST/);
+  });
+});
+
+describe('first start on an empty database', () => {
+  test('bootstrap creates one workspace and one all-scopes test key, once', async () => {
+    const database = await freshDatabase();
+    const t = await buildTestApp({ database });
+    try {
+      const created = await bootstrapIfEmpty(t.ctx);
+      assert.ok(created);
+      assert.equal(created.workspace.name, 'Default workspace');
+      assert.equal(created.workspace.default_currency, 'USD');
+      assert.equal(created.key.mode, 'test');
+      assert.equal(created.key.scopes, 'all');
+      assert.equal((await client(t, created.key.key).get('/customers')).status, 200);
+
+      assert.equal(await bootstrapIfEmpty(t.ctx), null);
+      assert.equal((await t.ctx.db.selectFrom('workspaces').select('id').execute()).length, 1);
+      assert.equal((await t.ctx.db.selectFrom('api_keys').select('id').execute()).length, 1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('bootstraps started together create one workspace between them', async () => {
+    // On PostgreSQL the pool runs these on separate connections, as two nodes starting at once would.
+    const t = await buildTestApp();
+    try {
+      const results = await Promise.all([
+        bootstrapIfEmpty(t.ctx),
+        bootstrapIfEmpty(t.ctx),
+        bootstrapIfEmpty(t.ctx),
+      ]);
+      assert.equal(results.filter((r) => r !== null).length, 1);
+      assert.equal((await t.ctx.db.selectFrom('workspaces').select('id').execute()).length, 1);
+      assert.equal((await t.ctx.db.selectFrom('api_keys').select('id').execute()).length, 1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('serve prints a working test key and a curl example on the first start only, and stops cleanly', async () => {
+    const database = await freshDatabase();
+    try {
+      const port = await freePort();
+      const env = { ...cliEnv(database), HOST: '127.0.0.1', PORT: String(port) };
+
+      const first = await startCommand(['serve'], env, 'listening on');
+      const key = KEY_FORM.exec(first.stdout.text)?.[0];
+      assert.ok(key, first.stdout.text);
+      assert.match(first.stdout.text, /curl -s "\$PAYTRACK_API/);
+      assert.match(first.stdout.text, /post \/tracks/);
+      assert.match(first.stdout.text, /post \/payments/);
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/customers`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(response.status, 200);
+      assert.equal(await first.stop(), 0);
+
+      const second = await startCommand(['serve'], env, 'listening on');
+      assert.doesNotMatch(second.stdout.text, /pt_test_/);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
+      assert.equal(await second.stop(), 0);
+      assert.match(second.stdout.text, /shutting down/);
+
+      const listed = await cli(
+        env,
+        'key',
+        'list',
+        '--workspace',
+        KEY_WORKSPACE.exec(first.stdout.text)?.[1] ?? '',
+      );
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal(listed.stdout.trim().split('\n').length, 2);
+      const handle = database.open();
+      const workspaces = await handle.db.selectFrom('workspaces').select('id').execute();
+      await handle.close();
+      assert.equal(workspaces.length, 1);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test('worker runs until stopped and exits with status 0', async () => {
+    const database = await freshDatabase();
+    try {
+      const worker = await startCommand(['worker'], cliEnv(database), 'running background jobs');
+      assert.equal(await worker.stop(), 0, worker.stderr.text);
+      assert.match(worker.stdout.text, /Applied migration 0001_initial/);
+    } finally {
+      await database.drop();
+    }
+  });
+});
