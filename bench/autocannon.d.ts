@@ -11,6 +11,15 @@ declare module 'autocannon' {
     /** Seconds before a request counts as timed out. */
     timeout?: number;
     warmup?: { connections?: number; duration?: number };
+    /** Each request object may rewrite the request before it is sent. */
+    requests?: Array<{ setupRequest?: (request: Request) => Request }>;
+  }
+
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
   }
 
   interface Result {

@@ -18,13 +18,31 @@ export interface LoadOptions {
   seconds: number;
 }
 
-/** Drives one endpoint over HTTP with autocannon, after a one-second warm-up. */
+/** Rotates through the plans, so concurrent requests hit different plans as they would in use. */
+export function roundRobin<T>(items: readonly T[]): () => T {
+  let next = 0;
+  return () => {
+    const item = items[next % items.length] as T;
+    next += 1;
+    return item;
+  };
+}
+
+/**
+ * Drives one endpoint over HTTP with autocannon, after a one-second warm-up; `next` gives each request's
+ * path (under the base URL) and JSON body.
+ */
 export async function httpLoad(
-  request: { url: string; method: 'GET' | 'POST'; key: string; body?: unknown },
+  request: {
+    baseUrl: string;
+    method: 'GET' | 'POST';
+    key: string;
+    next: () => { path: string; body?: unknown };
+  },
   options: LoadOptions,
 ): Promise<LoadResult> {
   const result = await autocannon({
-    url: request.url,
+    url: request.baseUrl,
     method: request.method,
     connections: options.connections,
     duration: options.seconds,
@@ -32,9 +50,16 @@ export async function httpLoad(
     warmup: { connections: options.connections, duration: 1 },
     headers: {
       authorization: `Bearer ${request.key}`,
-      ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(request.method === 'POST' ? { 'content-type': 'application/json' } : {}),
     },
-    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    requests: [
+      {
+        setupRequest: (req) => {
+          const { path, body } = request.next();
+          return { ...req, path, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+        },
+      },
+    ],
   });
   const statuses = Object.entries(result.statusCodeStats)
     .filter(([status]) => !status.startsWith('2'))
@@ -58,7 +83,7 @@ function percentile(sorted: number[], p: number): number {
 export async function directPayments(
   env: { DATA_DIR: string; DATABASE_URL?: string },
   tenant: Tenant,
-  trackId: string,
+  nextTrackId: () => string,
   options: LoadOptions,
 ): Promise<LoadResult> {
   const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
@@ -75,7 +100,7 @@ export async function directPayments(
         while (performance.now() < deadline) {
           const begun = performance.now();
           try {
-            await recordPayment(ctx, tenant, { trackId, amount: 1, method: 'cash' });
+            await recordPayment(ctx, tenant, { trackId: nextTrackId(), amount: 1, method: 'cash' });
             latencies.push(performance.now() - begun);
           } catch (error) {
             failures += 1;

@@ -9,12 +9,14 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { formatTable } from '../src/cli/io.js';
 import { type DatabaseKind, prepareDatabase } from './databases.js';
-import { directPayments, httpLoad, type LoadOptions, type LoadResult } from './load.js';
+import { directPayments, httpLoad, type LoadOptions, type LoadResult, roundRobin } from './load.js';
 import { freePort, killChildren, paytrackJson, type Server, startServer } from './processes.js';
 import { type BalanceCheck, verifyBalance } from './verify.js';
 
 const PLAN_AMOUNT = 1_000_000_000_000;
 const CONNECTIONS = 32;
+/** Payments are spread over this many plans; one plan alone measures its row lock, not the service. */
+const PLANS = 64;
 
 function positiveNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -113,35 +115,49 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       name: 'Bench',
       phone: '+2348031234567',
     });
-    const track = await post<{ id: string; amount: number }>(server, key, '/tracks', {
-      customerId: customer.id,
-      title: 'Benchmark plan',
-      amount: PLAN_AMOUNT,
-    });
+    const tracks: { id: string; amount: number }[] = [];
+    for (let i = 0; i < PLANS; i++) {
+      tracks.push(
+        await post<{ id: string; amount: number }>(server, key, '/tracks', {
+          customerId: customer.id,
+          title: `Benchmark plan ${i + 1}`,
+          amount: PLAN_AMOUNT,
+        }),
+      );
+    }
+    const trackIds = tracks.map((track) => track.id);
 
     log(`${kind}: POST /api/v1/payments, ${CONNECTIONS} connections, ${seconds} s`);
     const payments = await httpLoad(
       {
-        url: `${server.baseUrl}/api/v1/payments`,
+        baseUrl: server.baseUrl,
         method: 'POST',
         key,
-        body: { trackId: track.id, amount: 1, method: 'cash' },
+        next: ((nextId) => () => ({
+          path: '/api/v1/payments',
+          body: { trackId: nextId(), amount: 1, method: 'cash' },
+        }))(roundRobin(trackIds)),
       },
       load,
     );
     log(`${kind}: GET /api/v1/tracks/{id}, ${CONNECTIONS} connections, ${seconds} s`);
     const reads = await httpLoad(
-      { url: `${server.baseUrl}/api/v1/tracks/${track.id}`, method: 'GET', key },
+      {
+        baseUrl: server.baseUrl,
+        method: 'GET',
+        key,
+        next: ((nextId) => () => ({ path: `/api/v1/tracks/${nextId()}` }))(roundRobin(trackIds)),
+      },
       load,
     );
     log(`${kind}: recordPayment without HTTP, ${CONNECTIONS} loops, ${seconds} s`);
     const direct = await directPayments(
       database.env,
       { workspaceId: workspace.id, mode: 'test' },
-      track.id,
+      roundRobin(trackIds),
       load,
     );
-    const check = await verifyBalance(server.baseUrl, key, database.env, track);
+    const check = await verifyBalance(server.baseUrl, key, database.env, tracks);
 
     const shutdownCode = await server.stop();
     server = undefined;
@@ -214,7 +230,7 @@ for (const kind of kinds) {
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 console.log(
-  `\npaytrack bench: ${CONNECTIONS} connections, ${seconds} s per run, Node ${process.version}, ${os.cpus().length} × ${cpu}`,
+  `\npaytrack bench: ${CONNECTIONS} connections over ${PLANS} plans, ${seconds} s per run, Node ${process.version}, ${os.cpus().length} × ${cpu}`,
 );
 console.log(report(rows));
 for (const row of rows) console.log(`${row.kind} balance check: ${row.check.text}`);

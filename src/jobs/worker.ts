@@ -54,7 +54,22 @@ export class Worker {
   /** Claims and runs one batch of due jobs; returns how many ran. */
   async runDue(): Promise<number> {
     const jobs = await this.claim();
-    await Promise.all(jobs.map((job) => this.runOne(job)));
+    if (jobs.length === 0) return 0;
+    const outcomes = await Promise.all(jobs.map((job) => this.runOne(job)));
+    const done = jobs.filter((_, i) => outcomes[i]).map((job) => job.id);
+    // One write marks the whole batch done: on SQLite every write transaction is a disk sync.
+    if (done.length > 0) {
+      await this.ctx.db
+        .updateTable('jobs')
+        .set({
+          status: 'done',
+          locked_until: null,
+          last_error: null,
+          updated_at: this.ctx.clock.now().toISOString(),
+        })
+        .where('id', 'in', done)
+        .execute();
+    }
     return jobs.length;
   }
 
@@ -108,7 +123,8 @@ export class Worker {
     });
   }
 
-  private async runOne(job: JobsTable): Promise<void> {
+  /** Runs one job; true when it succeeded (the caller marks it done), else its failure is recorded here. */
+  private async runOne(job: JobsTable): Promise<boolean> {
     const { db, clock } = this.ctx;
     const definition = (jobCatalog as Record<string, JobDefinition<unknown>>)[job.name];
     const maxAttempts = job.max_attempts > 0 ? job.max_attempts : (definition?.maxAttempts ?? 1);
@@ -120,11 +136,7 @@ export class Worker {
         attempt: job.attempts,
         maxAttempts,
       });
-      await db
-        .updateTable('jobs')
-        .set({ status: 'done', locked_until: null, last_error: null, updated_at: clock.now().toISOString() })
-        .where('id', '=', job.id)
-        .execute();
+      return true;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const final = !definition || job.attempts >= maxAttempts;
@@ -146,6 +158,7 @@ export class Worker {
         })
         .where('id', '=', job.id)
         .execute();
+      return false;
     }
   }
 

@@ -298,6 +298,39 @@ describe('webhook delivery', () => {
     );
   });
 
+  test('an endpoint receives the events that happen after it is created, not earlier ones', async () => {
+    const { api } = await newWorkspace(t);
+    await newCustomer(api);
+    await t.worker.drain();
+    const r = await receiver();
+    await createEndpoint(api, { url: r.url });
+    const later = await newCustomer(api);
+    await t.worker.drain();
+    assert.deepEqual(
+      r.requests.map((req) => JSON.parse(req.body).data.object.id),
+      [later.id],
+    );
+  });
+
+  test('events are queued for delivery only where an endpoint is enabled', async () => {
+    const { api } = await newWorkspace(t);
+    const pending = () =>
+      t.ctx.db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('name', '=', 'events.dispatch')
+        .where('status', '=', 'pending')
+        .executeTakeFirstOrThrow();
+    await t.worker.drain();
+    const before = Number((await pending()).n);
+    await newCustomer(api);
+    assert.equal(Number((await pending()).n), before, 'no endpoint: the event is kept but nothing is queued');
+    const r = await receiver();
+    await createEndpoint(api, { url: r.url });
+    await newCustomer(api);
+    assert.equal(Number((await pending()).n), before + 1);
+  });
+
   test('the test event is queued with 202 and reaches only its endpoint', async () => {
     const { api } = await newWorkspace(t);
     const target = await receiver();

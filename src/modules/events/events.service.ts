@@ -3,6 +3,7 @@ import { enqueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant } from '../tenant.js';
+import { hasEnabledEndpoint } from '../webhooks/webhooks.repository.js';
 import type { EventsTable } from './events.table.js';
 
 /** Event types an endpoint can subscribe to. */
@@ -52,6 +53,8 @@ export async function recordEvent(
     created_at: clock.now().toISOString(),
   };
   await trx.insertInto('events').values(row).execute();
+  // An endpoint receives the events that happen while it is enabled; with none, only the record is kept.
+  if (!onlyEndpointId && !(await hasEnabledEndpoint(trx, tenant))) return row;
   await enqueue(trx, clock, 'events.dispatch', {
     eventId: row.id,
     ...(onlyEndpointId ? { endpointId: onlyEndpointId } : {}),

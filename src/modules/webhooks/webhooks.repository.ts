@@ -84,6 +84,19 @@ export function enabledEndpoints(db: DbOrTrx, tenant: Tenant, onlyId?: string) {
   return q.orderBy('id').execute();
 }
 
+/** Whether any endpoint of the tenant would receive events at all. */
+export async function hasEnabledEndpoint(db: DbOrTrx, tenant: Tenant): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('workspace_id', '=', tenant.workspaceId)
+    .where('mode', '=', tenant.mode)
+    .where('status', '=', 'enabled')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function findEvent(db: DbOrTrx, id: string) {
   return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
 }
