@@ -1,16 +1,10 @@
 import type { DbOrTrx } from '../db/schema.js';
-import type { Mode } from '../modules/api-keys/api-keys.table.js';
+import { inTenant } from '../db/scoping.js';
+import type { Tenant } from '../modules/tenant.js';
 import type { IdempotencyKeysTable } from './idempotency.table.js';
 
-interface KeyRef {
-  workspaceId: string;
-  mode: Mode;
-  key: string;
-}
-
-function whereKey(ref: KeyRef) {
-  return { workspace_id: ref.workspaceId, mode: ref.mode, idem_key: ref.key };
-}
+/** An idempotency key belongs to one workspace and mode. */
+type KeyRef = Tenant & { key: string };
 
 /** Claims the key; false when a row for it already exists. */
 export async function claim(db: DbOrTrx, row: IdempotencyKeysTable): Promise<boolean> {
@@ -23,35 +17,25 @@ export async function claim(db: DbOrTrx, row: IdempotencyKeysTable): Promise<boo
 }
 
 export function find(db: DbOrTrx, ref: KeyRef) {
-  const w = whereKey(ref);
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('workspace_id', '=', w.workspace_id)
-    .where('mode', '=', w.mode)
-    .where('idem_key', '=', w.idem_key)
+    .where(inTenant(ref))
+    .where('idem_key', '=', ref.key)
     .executeTakeFirst();
 }
 
 export function complete(db: DbOrTrx, ref: KeyRef, status: number, body: string) {
-  const w = whereKey(ref);
   return db
     .updateTable('idempotency_keys')
     .set({ status: 'completed', response_status: status, response_body: body })
-    .where('workspace_id', '=', w.workspace_id)
-    .where('mode', '=', w.mode)
-    .where('idem_key', '=', w.idem_key)
+    .where(inTenant(ref))
+    .where('idem_key', '=', ref.key)
     .execute();
 }
 
 export function release(db: DbOrTrx, ref: KeyRef) {
-  const w = whereKey(ref);
-  return db
-    .deleteFrom('idempotency_keys')
-    .where('workspace_id', '=', w.workspace_id)
-    .where('mode', '=', w.mode)
-    .where('idem_key', '=', w.idem_key)
-    .execute();
+  return db.deleteFrom('idempotency_keys').where(inTenant(ref)).where('idem_key', '=', ref.key).execute();
 }
 
 export function deleteExpired(db: DbOrTrx, now: string) {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant } from '../../db/scoping.js';
 import type { Tenant } from '../tenant.js';
 
 export interface DayRange {
@@ -14,8 +15,7 @@ const errors = sql<number>`cast(sum(errors) as bigint)`.as('errors');
 function usageIn(db: DbOrTrx, tenant: Tenant, range: DayRange) {
   return db
     .selectFrom('api_usage')
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .where('day', '>=', range.from)
     .where('day', '<=', range.to);
 }

@@ -1,5 +1,6 @@
 import { containsText, type DialectName } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { Tenant } from '../tenant.js';
 import type { CustomerListQuery } from './customers.schemas.js';
 import type { CustomersTable } from './customers.table.js';
@@ -13,8 +14,7 @@ export function findById(db: DbOrTrx, tenant: Tenant, id: string) {
     .selectFrom('customers')
     .selectAll()
     .where('id', '=', id)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .executeTakeFirst();
 }
 
@@ -23,8 +23,7 @@ export function update(db: DbOrTrx, tenant: Tenant, id: string, changes: Partial
     .updateTable('customers')
     .set(changes)
     .where('id', '=', id)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -37,12 +36,7 @@ export function list(
   query: CustomerListQuery & { limit: number },
   afterId: string | undefined,
 ) {
-  let q = db
-    .selectFrom('customers')
-    .selectAll()
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode);
-  if (afterId) q = q.where('id', '<', afterId);
+  let q = db.selectFrom('customers').selectAll().where(inTenant(tenant));
   if (query.status) q = q.where('status', '=', query.status);
   if (query.q) {
     const text = query.q;
@@ -54,8 +48,5 @@ export function list(
       ]),
     );
   }
-  return q
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  return q.$call(newestFirst(afterId, query.limit)).execute();
 }

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { Tenant } from '../tenant.js';
 import type { LedgerListQuery } from './ledger.schemas.js';
 import type { LedgerEntriesTable } from './ledger.table.js';
@@ -19,19 +20,11 @@ export function list(
   query: LedgerListQuery & { limit: number; from?: string; to?: string },
   afterId: string | undefined,
 ) {
-  let q = db
-    .selectFrom('ledger_entries')
-    .selectAll()
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode);
+  let q = db.selectFrom('ledger_entries').selectAll().where(inTenant(tenant));
   if (scope.trackId) q = q.where('track_id', '=', scope.trackId);
   if (scope.customerId) q = q.where('customer_id', '=', scope.customerId);
-  if (afterId) q = q.where('id', '<', afterId);
   if (query.type) q = q.where('type', '=', query.type);
   if (query.from) q = q.where('occurred_at', '>=', query.from);
   if (query.to) q = q.where('occurred_at', '<', query.to);
-  return q
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  return q.$call(newestFirst(afterId, query.limit)).execute();
 }

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { Tenant } from '../tenant.js';
 import type { PaymentListQuery } from './payments.schemas.js';
 import type { PaymentsTable } from './payments.table.js';
@@ -12,8 +13,7 @@ export function findById(db: DbOrTrx, tenant: Tenant, id: string) {
     .selectFrom('payments')
     .selectAll()
     .where('id', '=', id)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .executeTakeFirst();
 }
 
@@ -21,8 +21,7 @@ export function findByReference(db: DbOrTrx, tenant: Tenant, reference: string) 
   return db
     .selectFrom('payments')
     .select('id')
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .where('reference', '=', reference)
     .executeTakeFirst();
 }
@@ -33,19 +32,11 @@ export function list(
   query: PaymentListQuery & { limit: number },
   afterId: string | undefined,
 ) {
-  let q = db
-    .selectFrom('payments')
-    .selectAll()
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode);
-  if (afterId) q = q.where('id', '<', afterId);
+  let q = db.selectFrom('payments').selectAll().where(inTenant(tenant));
   if (query.trackId) q = q.where('track_id', '=', query.trackId);
   if (query.customerId) q = q.where('customer_id', '=', query.customerId);
   if (query.method) q = q.where('method', '=', query.method);
   if (query.from) q = q.where('paid_at', '>=', query.from);
   if (query.to) q = q.where('paid_at', '<', query.to);
-  return q
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  return q.$call(newestFirst(afterId, query.limit)).execute();
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { Tenant } from '../tenant.js';
 import type { TrackListQuery } from './tracks.schemas.js';
 import type { TracksTable } from './tracks.table.js';
@@ -10,12 +11,7 @@ export function insert(db: DbOrTrx, row: TracksTable) {
 }
 
 function byId(db: DbOrTrx, tenant: Tenant, id: string) {
-  return db
-    .selectFrom('tracks')
-    .selectAll()
-    .where('id', '=', id)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode);
+  return db.selectFrom('tracks').selectAll().where('id', '=', id).where(inTenant(tenant));
 }
 
 export function findById(db: DbOrTrx, tenant: Tenant, id: string) {
@@ -32,8 +28,7 @@ export function update(db: DbOrTrx, tenant: Tenant, id: string, changes: Partial
     .updateTable('tracks')
     .set(changes)
     .where('id', '=', id)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -52,8 +47,7 @@ export function applyPayment(db: DbOrTrx, tenant: Tenant, id: string, amount: nu
       updated_at: now,
     })
     .where('id', '=', id)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .where('status', '=', 'active')
     .where('balance', '>=', amount)
     .returningAll()
@@ -66,16 +60,8 @@ export function list(
   query: TrackListQuery & { limit: number },
   afterId: string | undefined,
 ) {
-  let q = db
-    .selectFrom('tracks')
-    .selectAll()
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode);
-  if (afterId) q = q.where('id', '<', afterId);
+  let q = db.selectFrom('tracks').selectAll().where(inTenant(tenant));
   if (query.customerId) q = q.where('customer_id', '=', query.customerId);
   if (query.status) q = q.where('status', '=', query.status);
-  return q
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  return q.$call(newestFirst(afterId, query.limit)).execute();
 }

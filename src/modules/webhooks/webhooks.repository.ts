@@ -1,5 +1,6 @@
 import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { Tenant } from '../tenant.js';
 import type { WebhookDeliveryListQuery, WebhookEndpointListQuery } from './webhooks.schemas.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhooks.table.js';
@@ -13,8 +14,7 @@ export function findEndpoint(db: DbOrTrx, tenant: Tenant, id: string) {
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('id', '=', id)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .executeTakeFirst();
 }
 
@@ -22,12 +22,7 @@ export function findEndpoint(db: DbOrTrx, tenant: Tenant, id: string) {
 export function findEndpointForUpdate(trx: DbOrTrx, dialect: DialectName, tenant: Tenant, id: string) {
   return forUpdate(
     dialect,
-    trx
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('id', '=', id)
-      .where('workspace_id', '=', tenant.workspaceId)
-      .where('mode', '=', tenant.mode),
+    trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where(inTenant(tenant)),
   ).executeTakeFirst();
 }
 
@@ -46,8 +41,7 @@ export function updateEndpoint(
     .updateTable('webhook_endpoints')
     .set(changes)
     .where('id', '=', id)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -59,17 +53,9 @@ export function listEndpoints(
   query: WebhookEndpointListQuery & { limit: number },
   afterId: string | undefined,
 ) {
-  let q = db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode);
-  if (afterId) q = q.where('id', '<', afterId);
+  let q = db.selectFrom('webhook_endpoints').selectAll().where(inTenant(tenant));
   if (query.status) q = q.where('status', '=', query.status);
-  return q
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  return q.$call(newestFirst(afterId, query.limit)).execute();
 }
 
 /** Enabled endpoints of the event's workspace and mode; the caller filters by subscribed type. */
@@ -77,8 +63,7 @@ export function enabledEndpoints(db: DbOrTrx, tenant: Tenant, onlyId?: string) {
   let q = db
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .where('status', '=', 'enabled');
   if (onlyId) q = q.where('id', '=', onlyId);
   return q.orderBy('id').execute();
@@ -89,8 +74,7 @@ export async function hasEnabledEndpoint(db: DbOrTrx, tenant: Tenant): Promise<b
   const row = await db
     .selectFrom('webhook_endpoints')
     .select('id')
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode)
+    .where(inTenant(tenant))
     .where('status', '=', 'enabled')
     .limit(1)
     .executeTakeFirst();
@@ -117,13 +101,8 @@ export function listDeliveries(
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('endpoint_id', '=', endpointId)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .where('mode', '=', tenant.mode);
-  if (afterId) q = q.where('id', '<', afterId);
+    .where(inTenant(tenant));
   if (query.status) q = q.where('status', '=', query.status);
   if (query.eventId) q = q.where('event_id', '=', query.eventId);
-  return q
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  return q.$call(newestFirst(afterId, query.limit)).execute();
 }
