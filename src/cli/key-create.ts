@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { createKey } from '../modules/api-keys/api-keys.service.js';
+import { planById } from '../modules/account/plans.js';
+import { countActiveKeys, createKey } from '../modules/api-keys/api-keys.service.js';
 import type { Mode } from '../modules/api-keys/api-keys.table.js';
 import { isScope, SCOPE_RESOURCES, type Scope } from '../modules/api-keys/scopes.js';
-import { findWorkspace } from '../modules/workspaces/workspaces.service.js';
+import { lockWorkspace } from '../modules/workspaces/workspaces.service.js';
 import type { Command } from './command.js';
 import { withDatabase } from './database.js';
 import { CommandError, printJson, println, requireOption, UsageError } from './io.js';
@@ -70,11 +71,19 @@ The key works at once, also on a server that is already running.`,
     }
 
     const config = loadConfig(io.env);
-    const created = await withDatabase(config, async ({ ctx }) => {
-      if (!(await findWorkspace(ctx.db, workspaceId)))
-        throw new CommandError(`no workspace '${workspaceId}'`);
-      return createKey(ctx.db, ctx.clock, { workspaceId, mode, scopes, ...(name ? { name } : {}) });
-    });
+    const created = await withDatabase(config, ({ ctx }) =>
+      ctx.db.transaction().execute(async (trx) => {
+        const workspace = await lockWorkspace(trx, ctx.dialect, workspaceId);
+        if (!workspace) throw new CommandError(`no workspace '${workspaceId}'`);
+        const limit = planById(workspace.subscription_plan).limits.apiKeys;
+        if ((await countActiveKeys(trx, workspaceId)) >= limit) {
+          throw new CommandError(
+            `the workspace has reached its plan's limit of ${limit} active API keys; revoke one first (paytrack key list, paytrack key revoke)`,
+          );
+        }
+        return createKey(trx, ctx.clock, { workspaceId, mode, scopes, ...(name ? { name } : {}) });
+      }),
+    );
 
     if (values.json) {
       printJson(io.stdout, { id: created.id, key: created.key });

@@ -191,6 +191,23 @@ describe('paytrack command line', () => {
     assert.equal(rows.length, 0);
   });
 
+  test("key create refuses a key beyond the plan's limit of active keys; revoking one makes room", async () => {
+    const ws = await workspaceId();
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      ids.push(
+        (await cliJson(env, 'key', 'create', '--workspace', ws, '--mode', i % 2 ? 'live' : 'test', '--json'))
+          .id,
+      );
+    }
+    const refused = await cli(env, 'key', 'create', '--workspace', ws, '--mode', 'test', '--json');
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /limit of 10 active API keys/);
+    assert.equal((await cli(env, 'key', 'revoke', ids[0] as string)).code, 0);
+    assert.equal((await cli(env, 'key', 'create', '--workspace', ws, '--mode', 'test', '--json')).code, 0);
+  });
+
   test('key list shows every key of the workspace and never the key itself', async () => {
     const ws = await workspaceId();
     const first = await cliJson(env, 'key', 'create', '--workspace', ws, '--mode', 'test', '--json');

@@ -182,6 +182,30 @@ describe('webhook endpoints', () => {
     assert.ok(viaPatch.body.data.disabledAt);
   });
 
+  test("a sixth enabled endpoint is beyond the plan's limit; a disabled one makes room", async () => {
+    const { api, live } = await newWorkspace(t);
+    const created = [];
+    for (let i = 0; i < 5; i++)
+      created.push(await createEndpoint(api, { url: `https://example.com/hooks/${i}` }));
+    const refused = await api.post('/webhooks', { url: 'https://example.com/hooks/6' });
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.error.code, 'invalid_state');
+    assert.deepEqual(refused.body.error.details, {
+      status: 'limit_reached',
+      action: 'create_webhook_endpoint',
+      limit: 5,
+    });
+    assert.equal((await live.post('/webhooks', { url: 'https://example.com/hooks/live' })).status, 201);
+
+    assert.equal((await api.delete(`/webhooks/${created[0]?.id}`)).status, 200);
+    const sixth = await createEndpoint(api, { url: 'https://example.com/hooks/6' });
+    const reEnable = await api.patch(`/webhooks/${created[0]?.id}`, { status: 'enabled' });
+    assert.equal(reEnable.status, 409);
+    assert.equal(reEnable.body.error.details.status, 'limit_reached');
+    assert.equal((await api.get('/webhooks?status=enabled')).body.data.items.length, 5);
+    assert.ok(sixth.id);
+  });
+
   test('bad input is a validation_error naming each field', async () => {
     const { api } = await newWorkspace(t);
     const cases: Array<[Record<string, unknown>, string]> = [

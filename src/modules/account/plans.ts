@@ -1,3 +1,5 @@
+import { AppError } from '../../lib/app-error.js';
+
 /** Subscription plans: what a workspace may do and how fast. The rate limit comes from here. */
 export interface SubscriptionPlan {
   id: string;
@@ -16,4 +18,17 @@ export const DEFAULT_PLAN = 'starter';
 
 export function planById(id: string): SubscriptionPlan {
   return PLANS.find((p) => p.id === id) ?? (PLANS[0] as SubscriptionPlan);
+}
+
+/** Refusal of an action the workspace's plan has no room for; the workspace is in a state that forbids it. */
+export function limitReached(action: string, limit: number, what: string): AppError {
+  return new AppError(
+    'invalid_state',
+    `Cannot ${action.replaceAll('_', ' ')}: the plan allows ${limit} ${what}.`,
+    {
+      status: 'limit_reached',
+      action,
+      limit,
+    },
+  );
 }

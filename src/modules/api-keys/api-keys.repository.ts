@@ -47,3 +47,13 @@ export function revokeKey(db: DbOrTrx, keyId: string, at: string) {
 export function findKey(db: DbOrTrx, keyId: string) {
   return db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
 }
+
+export async function countActiveKeys(db: DbOrTrx, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,5 +1,5 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../../db/schema.js';
+import type { Db, DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './api-keys.repository.js';
@@ -37,7 +37,7 @@ export interface CreatedKey {
 }
 
 export async function createKey(
-  db: Db,
+  db: DbOrTrx,
   clock: Clock,
   input: { workspaceId: string; mode: Mode; scopes: 'all' | Scope[]; name?: string },
 ): Promise<CreatedKey> {
@@ -98,6 +98,7 @@ export function keyToView(row: ApiKeysTable) {
 }
 
 export const listKeys = (db: Db, workspaceId: string) => repo.listKeys(db, workspaceId);
+export const countActiveKeys = repo.countActiveKeys;
 export const findKey = (db: Db, keyId: string) => repo.findKey(db, keyId);
 export const revokeKey = (db: Db, clock: Clock, keyId: string) =>
   repo.revokeKey(db, keyId, clock.now().toISOString());

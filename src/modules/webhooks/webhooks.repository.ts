@@ -69,6 +69,16 @@ export function enabledEndpoints(db: DbOrTrx, tenant: Tenant, onlyId?: string) {
   return q.orderBy('id').execute();
 }
 
+export async function countEnabledEndpoints(db: DbOrTrx, tenant: Tenant): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(inTenant(tenant))
+    .where('status', '=', 'enabled')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Whether any endpoint of the tenant would receive events at all. */
 export async function hasEnabledEndpoint(db: DbOrTrx, tenant: Tenant): Promise<boolean> {
   const row = await db

@@ -24,7 +24,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       schema: {
         tags,
         summary: 'Create a webhook endpoint',
-        description: 'The response holds the signing secret; it is not shown again.',
+        description:
+          'The response holds the signing secret; it is not shown again. Each mode of a workspace has at most ' +
+          'the plan limit of enabled endpoints (`GET /account/subscription`); past it the answer is 409 ' +
+          '`invalid_state` with `details.status` `limit_reached`.',
         body: WebhookEndpointCreate,
         response: responses(201, WebhookEndpointWithSecret),
       },

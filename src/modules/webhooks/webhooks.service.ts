@@ -1,9 +1,12 @@
 import type { AppContext } from '../../context.js';
+import type { DbOrTrx } from '../../db/schema.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
+import { limitReached, planById } from '../account/plans.js';
 import { EVENT_TYPES, eventToApi, recordEvent } from '../events/events.service.js';
 import type { Tenant } from '../tenant.js';
+import { lockWorkspace } from '../workspaces/workspaces.service.js';
 import { generateSecret } from './signing.js';
 import { checkWebhookUrl } from './url-guard.js';
 import * as repo from './webhooks.repository.js';
@@ -71,6 +74,15 @@ function normaliseEventTypes(input: readonly string[] | undefined): string {
   return JSON.stringify(types.includes(ALL_TYPES) ? [ALL_TYPES] : types);
 }
 
+/** The plan's limit of enabled endpoints, per workspace and mode, checked under the workspace lock. */
+async function assertRoomForEndpoint(trx: DbOrTrx, ctx: AppContext, tenant: Tenant, action: string) {
+  const workspace = await lockWorkspace(trx, ctx.dialect, tenant.workspaceId);
+  const limit = planById(workspace?.subscription_plan ?? '').limits.webhookEndpoints;
+  if ((await repo.countEnabledEndpoints(trx, tenant)) >= limit) {
+    throw limitReached(action, limit, 'enabled webhook endpoints in each mode');
+  }
+}
+
 async function assertUrlAllowed(ctx: AppContext, url: string): Promise<void> {
   const check = await checkWebhookUrl(url, { allowPrivate: ctx.config.webhookAllowPrivate });
   if (!check.ok) throw fieldError({ url: check.message });
@@ -97,7 +109,10 @@ export async function createEndpoint(
     updated_at: now,
     disabled_at: null,
   };
-  await repo.insertEndpoint(ctx.db, row);
+  await ctx.db.transaction().execute(async (trx) => {
+    await assertRoomForEndpoint(trx, ctx, tenant, 'create_webhook_endpoint');
+    await repo.insertEndpoint(trx, row);
+  });
   return { ...toApi(row), secret: row.secret };
 }
 
@@ -138,6 +153,9 @@ export async function updateEndpoint(
   return ctx.db.transaction().execute(async (trx) => {
     const latest = await repo.findEndpointForUpdate(trx, ctx.dialect, tenant, id);
     if (!latest) throw notFound('webhook endpoint', id);
+    if (input.status === 'enabled' && latest.status === 'disabled') {
+      await assertRoomForEndpoint(trx, ctx, tenant, 'enable_webhook_endpoint');
+    }
     const now = ctx.clock.now().toISOString();
     const statusChange =
       input.status === undefined || input.status === latest.status

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/schema.js';
+import { type DialectName, forUpdate } from '../../db/dialect.js';
+import type { Db, DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency } from '../../lib/money.js';
@@ -48,8 +49,16 @@ export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInpu
   return row;
 }
 
-export function findWorkspace(db: Db, id: string) {
+export function findWorkspace(db: DbOrTrx, id: string) {
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The workspace, locked until the transaction ends (PostgreSQL; SQLite locks the whole database), so
+ * checks against its plan's limits and the writes they allow happen one request at a time.
+ */
+export function lockWorkspace(trx: DbOrTrx, dialect: DialectName, id: string) {
+  return forUpdate(dialect, trx.selectFrom('workspaces').selectAll().where('id', '=', id)).executeTakeFirst();
 }
 
 export async function hasAnyWorkspace(db: Db): Promise<boolean> {
