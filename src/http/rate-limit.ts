@@ -21,6 +21,8 @@ export const rateLimitPlugin = fp<{ config: Readonly<Config> }>(async (app: Fast
     global: false,
     timeWindow: 60_000,
     ...(redis ? { redis, nameSpace: 'paytrack-rl:' } : {}),
+    // A Redis outage must not stop payments: the limiter lets requests through until it answers again.
+    skipOnError: true,
     keyGenerator: (request) => request.auth?.keyId ?? request.ip,
     max: async (request) => limitFor(config, request.auth?.workspace.subscriptionPlan ?? ''),
     // Unauthenticated requests never reach this hook; the auth hook answers them first.
