@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { limitFor } from '../../http/rate-limit.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
 import { toSafeInteger } from '../../lib/money.js';
-import { type AuthContext, findKey } from '../api-keys/api-keys.service.js';
+import { type AuthContext, findKey, keyToView } from '../api-keys/api-keys.service.js';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import * as repo from './account.repository.js';
 import {
@@ -34,7 +34,7 @@ export async function getAccount(ctx: AppContext, auth: AuthContext): Promise<Ac
     },
     mode: auth.mode,
     livemode: auth.mode === 'live',
-    apiKey: { id: key.id, prefix: key.prefix, scopes: key.scopes === '*' ? 'all' : key.scopes.split(',') },
+    apiKey: { id: key.id, prefix: key.prefix, scopes: keyToView(key).scopes },
   };
 }
 

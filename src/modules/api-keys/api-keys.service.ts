@@ -91,7 +91,7 @@ export function keyToView(row: ApiKeysTable) {
     mode: row.mode,
     prefix: row.prefix,
     name: row.name,
-    scopes: row.scopes === '*' ? 'all' : row.scopes.split(','),
+    scopes: row.scopes === '*' ? ('all' as const) : row.scopes.split(','),
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };
