@@ -74,13 +74,13 @@ describe('Idempotency-Key', () => {
     const invalid = await api.post(
       '/payments',
       { trackId: plan.id, amount: 'x' },
-      { 'idempotency-key': 'fixme' },
+      { 'idempotency-key': 'corrected-retry' },
     );
     assert.equal(invalid.status, 422);
     const fixed = await api.post(
       '/payments',
       { trackId: plan.id, amount: 5 },
-      { 'idempotency-key': 'fixme' },
+      { 'idempotency-key': 'corrected-retry' },
     );
     assert.equal(fixed.status, 201);
   });
