@@ -4,7 +4,6 @@ import { requireAuth } from '../../http/auth.js';
 import { IdParams, ListOf, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
 import { LedgerEntry, LedgerListQuery } from '../ledger/ledger.schemas.js';
-import { listLedger } from '../ledger/ledger.service.js';
 import { Payment, TrackPaymentListQuery } from '../payments/payments.schemas.js';
 import { listTrackPayments } from '../payments/payments.service.js';
 import { Track, TrackCreate, TrackListQuery, TrackUpdate } from './tracks.schemas.js';
@@ -100,10 +99,7 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         response: responses(200, ListOf(LedgerEntry)),
       },
     },
-    async (request) => {
-      const auth = requireAuth(request);
-      await service.getTrack(ctx, auth, request.params.id);
-      return ok(request, await listLedger(ctx, auth, request.query, { trackId: request.params.id }));
-    },
+    async (request) =>
+      ok(request, await service.listTrackLedger(ctx, requireAuth(request), request.params.id, request.query)),
   );
 };

@@ -8,7 +8,8 @@ import { isCurrency } from '../../lib/money.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import { recordEvent } from '../events/events.service.js';
-import { appendEntry } from '../ledger/ledger.service.js';
+import type { LedgerListQuery } from '../ledger/ledger.schemas.js';
+import { appendEntry, listLedger } from '../ledger/ledger.service.js';
 import type { Tenant } from '../tenant.js';
 import * as repo from './tracks.repository.js';
 import type { Track, TrackCreate, TrackListQuery, TrackUpdate } from './tracks.schemas.js';
@@ -97,6 +98,12 @@ export async function listTracks(
     (limit, afterId) => repo.list(ctx.db, tenant, { ...query, limit }, afterId),
     toApi,
   );
+}
+
+/** The plan's ledger entries; a 404 for a plan that is not there. */
+export async function listTrackLedger(ctx: AppContext, tenant: Tenant, id: string, query: LedgerListQuery) {
+  await getTrackRow(ctx.db, tenant, id);
+  return listLedger(ctx, tenant, query, { trackId: id });
 }
 
 /** Title, due date and metadata change in place; a new amount moves the balance and is a ledger adjustment. */
