@@ -1,9 +1,10 @@
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/context.js';
 import { openDatabase } from '../src/db/database.js';
 import { systemClock } from '../src/lib/clock.js';
+import type { TenantRef } from '../src/lib/tenant.js';
 import { recordPayment } from '../src/modules/payments/payments.service.js';
-import type { Tenant } from '../src/modules/tenant.js';
 
 export interface LoadResult {
   perSecond: number;
@@ -82,13 +83,14 @@ function percentile(sorted: number[], p: number): number {
 /** The same payment transaction with no HTTP: `connections` loops calling recordPayment for `seconds`. */
 export async function directPayments(
   env: { DATA_DIR: string; DATABASE_URL?: string },
-  tenant: Tenant,
+  ref: TenantRef,
   nextTrackId: () => string,
   options: LoadOptions,
 ): Promise<LoadResult> {
   const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
   const handle = openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  const ctx = { config, db: handle.db, dialect: handle.dialect, clock: systemClock };
+  const ctx = createContext({ config, db: handle.db, dialect: handle.dialect });
+  const tenant = { ...ref, clock: systemClock };
   const latencies: number[] = [];
   let failures = 0;
   let firstFailure = '';

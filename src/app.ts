@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import type { AppContext } from './context.js';
+import { type AppContext, createContext } from './context.js';
 import type { DialectName } from './db/dialect.js';
 import type { Db } from './db/schema.js';
 import { authPlugin, scopePlugin } from './http/auth.js';
@@ -12,20 +12,19 @@ import { registerNotFound } from './http/not-found.js';
 import { registerDocs, registerOpenApi } from './http/openapi.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { registerValidation } from './http/validation.js';
-import { type Clock, systemClock } from './lib/clock.js';
-import { accountRoutes } from './modules/account/account.routes.js';
+import type { Clock } from './lib/clock.js';
 import { UsageRecorder } from './modules/account/usage.recorder.js';
-import { customersRoutes } from './modules/customers/customers.routes.js';
-import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
-import { paymentsRoutes } from './modules/payments/payments.routes.js';
-import { tracksRoutes } from './modules/tracks/tracks.routes.js';
-import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { modules } from './modules/index.js';
+import type { Ports } from './ports/ports.js';
 
 export interface BuildAppOptions {
   config: Readonly<Config>;
   db: Db;
   dialect: DialectName;
+  /** The app's clock; system time unless a test freezes it. */
   clock?: Clock;
+  /** The outside world; built from the configuration unless a test brings its own. */
+  ports?: Ports;
   /** Pino options or false; defaults to the configured level. */
   logger?: boolean | object;
 }
@@ -39,12 +38,7 @@ declare module 'fastify' {
 
 /** The whole HTTP service, ready for `inject` or `listen`; it never listens by itself. */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
-  const ctx: AppContext = {
-    config: options.config,
-    db: options.db,
-    dialect: options.dialect,
-    clock: options.clock ?? systemClock,
-  };
+  const ctx: AppContext = createContext(options);
 
   const app = Fastify({
     logger: options.logger ?? {
@@ -94,7 +88,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
         app.swagger(),
       );
-      await api.register(authPlugin, { db: ctx.db });
+      await api.register(authPlugin, { ctx });
       await api.register(rateLimitPlugin, { config: ctx.config });
       await api.register(scopePlugin);
       await api.register(idempotencyPlugin, { ctx });
@@ -102,12 +96,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         if (request.auth) usage.record(request.auth, reply.statusCode >= 400);
       });
 
-      await api.register(accountRoutes, { ctx });
-      await api.register(customersRoutes, { ctx });
-      await api.register(tracksRoutes, { ctx });
-      await api.register(paymentsRoutes, { ctx });
-      await api.register(ledgerRoutes, { ctx });
-      await api.register(webhooksRoutes, { ctx });
+      for (const module of modules) if (module.routes) await api.register(module.routes, { ctx });
     },
     { prefix: '/api/v1' },
   );

@@ -1,8 +1,7 @@
 import type { Config } from '../config.js';
-import type { AppContext } from '../context.js';
+import { type AppContext, createContext } from '../context.js';
 import { type DatabaseHandle, openDatabase, sqlitePath } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { systemClock } from '../lib/clock.js';
 
 export interface OpenedDatabase {
   handle: DatabaseHandle;
@@ -20,7 +19,7 @@ export async function openMigrated(config: Readonly<Config>, poolSize?: number):
   });
   try {
     const applied = await migrateToLatest(handle.db, handle.dialect);
-    const ctx: AppContext = { config, db: handle.db, dialect: handle.dialect, clock: systemClock };
+    const ctx: AppContext = createContext({ config, db: handle.db, dialect: handle.dialect });
     return { handle, ctx, applied };
   } catch (error) {
     await handle.close();

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
+import type { Mode } from '../lib/tenant.js';
 import { planById } from '../modules/account/plans.js';
 import { countActiveKeys, createKey } from '../modules/api-keys/api-keys.service.js';
-import type { Mode } from '../modules/api-keys/api-keys.table.js';
 import { isScope, SCOPE_RESOURCES, type Scope } from '../modules/api-keys/scopes.js';
 import { lockWorkspace } from '../modules/workspaces/workspaces.service.js';
 import type { Command } from './command.js';

@@ -1,18 +1,51 @@
-import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { DialectName } from './dialect.js';
-import * as initial from './migrations/0001_initial.js';
 import type { Db } from './schema.js';
 
-/** Every migration in order. Files are frozen once released; add new ones at the end. */
-function migrations(dialect: DialectName): Record<string, Migration> {
-  return {
-    '0001_initial': { up: (db) => initial.up(db, dialect) },
-  };
+/** Migration files: `NNNN_name.ts` (`.js` once built), frozen once released; a new one goes at the end. */
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+const MIGRATION_FILE = /^(\d{4}_[a-z0-9_]+)\.(js|ts)$/;
+
+interface MigrationModule {
+  // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types
+  up(db: Kysely<any>, dialect: DialectName): Promise<void>;
 }
 
-class StaticProvider implements MigrationProvider {
+let loaded: Promise<Map<string, MigrationModule>> | undefined;
+
+/** Every migration in the folder, by name, in order; read once per process. */
+function migrationModules(): Promise<Map<string, MigrationModule>> {
+  loaded ??= (async () => {
+    const names = (await fs.readdir(MIGRATIONS_DIR))
+      .map((file) => MIGRATION_FILE.exec(file))
+      .filter((match): match is RegExpExecArray => match !== null)
+      .sort((a, b) => (a[1] ?? '').localeCompare(b[1] ?? ''));
+    const modules = new Map<string, MigrationModule>();
+    for (const match of names) {
+      const name = match[1] as string;
+      modules.set(
+        name,
+        (await import(pathToFileURL(path.join(MIGRATIONS_DIR, match[0])).href)) as MigrationModule,
+      );
+    }
+    return modules;
+  })();
+  return loaded;
+}
+
+async function migrations(dialect: DialectName): Promise<Record<string, Migration>> {
+  const modules = await migrationModules();
+  return Object.fromEntries(
+    [...modules].map(([name, module]) => [name, { up: (db) => module.up(db, dialect) }]),
+  );
+}
+
+class FolderProvider implements MigrationProvider {
   constructor(private readonly dialect: DialectName) {}
-  async getMigrations(): Promise<Record<string, Migration>> {
+  getMigrations(): Promise<Record<string, Migration>> {
     return migrations(this.dialect);
   }
 }
@@ -31,7 +64,8 @@ export async function migrateToLatest(db: Db, dialect: DialectName): Promise<str
   // Kysely's Migrator first introspects every table of every schema, which fails when another schema is
   // dropped meanwhile (parallel test runs) and is slow on a large catalogue: skip it when nothing is pending.
   const applied = await appliedMigrations(db);
-  if (applied && Object.keys(migrations(dialect)).every((name) => applied.has(name))) return [];
+  const all = await migrationModules();
+  if (applied && [...all.keys()].every((name) => applied.has(name))) return [];
   // Kysely looks for its bookkeeping tables in every schema; pin them to ours (PostgreSQL search_path).
   const schema =
     dialect === 'postgres'
@@ -39,7 +73,7 @@ export async function migrateToLatest(db: Db, dialect: DialectName): Promise<str
       : undefined;
   const migrator = new Migrator({
     db,
-    provider: new StaticProvider(dialect),
+    provider: new FolderProvider(dialect),
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   for (let attempt = 1; ; attempt++) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Db } from '../db/schema.js';
+import type { AppContext } from '../context.js';
 import { AppError } from '../lib/app-error.js';
 import { type AuthContext, authenticate } from '../modules/api-keys/api-keys.service.js';
 import { allows, requiredScope } from '../modules/api-keys/scopes.js';
@@ -16,7 +16,7 @@ declare module 'fastify' {
 }
 
 /** Bearer key -> `request.auth`; every route inside needs one unless marked public. */
-export const authPlugin = fp<{ db: Db }>(async (app: FastifyInstance, { db }) => {
+export const authPlugin = fp<{ ctx: AppContext }>(async (app: FastifyInstance, { ctx }) => {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public) return;
@@ -25,7 +25,7 @@ export const authPlugin = fp<{ db: Db }>(async (app: FastifyInstance, { db }) =>
     if (!match?.[1]) {
       throw new AppError('unauthorized', 'Send an API key as "Authorization: Bearer <API_KEY>".');
     }
-    const auth = await authenticate(db, match[1]);
+    const auth = await authenticate(ctx.db, ctx.clock, match[1]);
     if (!auth) throw new AppError('unauthorized', 'The API key is not valid or has been revoked.');
     request.auth = auth;
   });

@@ -47,5 +47,5 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Reuses a well-formed incoming X-Request-Id, else makes one. */
 export function requestIdFor(header: string | string[] | undefined): string {
-  return typeof header === 'string' && REQUEST_ID.test(header) ? header : `req_${ulid()}`;
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : `req_${ulid(Date.now())}`;
 }

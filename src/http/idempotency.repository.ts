@@ -1,20 +1,10 @@
 import type { DbOrTrx } from '../db/schema.js';
 import { inTenant } from '../db/scoping.js';
-import type { Tenant } from '../modules/tenant.js';
+import type { TenantRef } from '../lib/tenant.js';
 import type { IdempotencyKeysTable } from './idempotency.table.js';
 
 /** An idempotency key belongs to one workspace and mode. */
-type KeyRef = Tenant & { key: string };
-
-/** Claims the key; false when a row for it already exists. */
-export async function claim(db: DbOrTrx, row: IdempotencyKeysTable): Promise<boolean> {
-  const result = await db
-    .insertInto('idempotency_keys')
-    .values(row)
-    .onConflict((oc) => oc.columns(['workspace_id', 'mode', 'idem_key']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
-}
+export type KeyRef = TenantRef & { key: string };
 
 export function find(db: DbOrTrx, ref: KeyRef) {
   return db
@@ -25,19 +15,27 @@ export function find(db: DbOrTrx, ref: KeyRef) {
     .executeTakeFirst();
 }
 
-export function complete(db: DbOrTrx, ref: KeyRef, status: number, body: string) {
-  return db
-    .updateTable('idempotency_keys')
-    .set({ status: 'completed', response_status: status, response_body: body })
-    .where(inTenant(ref))
-    .where('idem_key', '=', ref.key)
-    .execute();
-}
-
-export function release(db: DbOrTrx, ref: KeyRef) {
-  return db.deleteFrom('idempotency_keys').where(inTenant(ref)).where('idem_key', '=', ref.key).execute();
-}
-
-export function deleteExpired(db: DbOrTrx, now: string) {
-  return db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+/**
+ * Keeps a completed response under its key, replacing an expired one; false when a live record of the key
+ * exists (another request with the key committed first).
+ */
+export async function save(db: DbOrTrx, row: IdempotencyKeysTable): Promise<boolean> {
+  const result = await db
+    .insertInto('idempotency_keys')
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .columns(['workspace_id', 'mode', 'idem_key'])
+        .doUpdateSet({
+          request_hash: row.request_hash,
+          status: row.status,
+          response_status: row.response_status,
+          response_body: row.response_body,
+          created_at: row.created_at,
+          expires_at: row.expires_at,
+        })
+        .where('idempotency_keys.expires_at', '<=', row.created_at),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }

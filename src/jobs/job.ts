@@ -1,8 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type { AppContext } from '../context.js';
+import type { Trx } from '../db/schema.js';
 
 export interface JobContext extends AppContext {
   log: FastifyBaseLogger;
+  /** Aborted when the worker loses the job's lease or stops: stop what can be stopped. */
+  signal: AbortSignal;
 }
 
 export interface RunningJob {
@@ -10,20 +15,59 @@ export interface RunningJob {
   /** 1 on the first run. */
   attempt: number;
   maxAttempts: number;
+  /**
+   * The previous run was cut off (its worker died or lost the lease) before recording its outcome; whatever
+   * it did outside the database may or may not have happened.
+   */
+  previousRunLost: boolean;
+}
+
+/** What a run ends with. Throwing is a failure too, with nothing recorded. */
+export interface JobResult {
+  /** The run failed: retried after the backoff while attempts remain, then kept as failed. */
+  error?: string;
+  /** When a failed run is retried, if not after the definition's backoff. */
+  retryAt?: Date;
+  /** Written in the transaction that completes or reschedules the job, so the job's state and its record agree. */
+  record?: (trx: Trx) => Promise<unknown>;
 }
 
 /** One kind of background work. Handlers must be idempotent: a job can run again after a crash. */
-export interface JobDefinition<P> {
+export interface JobDefinition<S extends TSchema = TSchema> {
+  name: string;
+  payload: S;
   maxAttempts: number;
   /** Milliseconds to wait after the given failed attempt (1-based) before the next one. */
   backoffMs(attempt: number): number;
-  /** Checks a stored payload; throws when it is not one this job understands. */
-  parse(payload: unknown): P;
-  run(ctx: JobContext, payload: P, job: RunningJob): Promise<void>;
+  /** Jobs of the same group run at most `groupConcurrency` at a time, so one slow group holds back no other. */
+  group?(payload: Static<S>): string;
+  groupConcurrency?: number;
+  /** A recurring job: after each successful run it is due again this many milliseconds later. */
+  repeatEveryMs?(payload: Static<S>): number;
+  run(ctx: JobContext, payload: Static<S>, job: RunningJob): Promise<JobResult | undefined>;
 }
 
-export function defineJob<P>(definition: JobDefinition<P>): JobDefinition<P> {
-  return definition;
+/** A job definition with its payload parser compiled. */
+export interface Job<S extends TSchema = TSchema> extends JobDefinition<S> {
+  /** Checks a stored payload; throws when it is not one this job understands. */
+  parse(payload: unknown): Static<S>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type
+export type AnyJob = Job<any>;
+
+export function defineJob<S extends TSchema>(definition: JobDefinition<S>): Job<S> {
+  const validator = Compile(definition.payload);
+  return {
+    ...definition,
+    parse(payload) {
+      if (!validator.Check(payload)) {
+        const [first] = validator.Errors(payload);
+        throw new Error(`payload of ${definition.name} is not valid: ${first?.message ?? 'unknown problem'}`);
+      }
+      return payload as Static<S>;
+    },
+  };
 }
 
 /** Exponential backoff: 10 s, 20 s, 40 s … capped at an hour. */

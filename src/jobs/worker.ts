@@ -1,177 +1,386 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
-import { forUpdateSkipLocked } from '../db/dialect.js';
-import { deleteExpired as deleteExpiredIdempotencyKeys } from '../http/idempotency.repository.js';
-import { type JobName, jobCatalog } from './catalog.js';
-import type { JobDefinition } from './job.js';
+import type { Trx } from '../db/schema.js';
+import { inTransaction } from '../db/unit-of-work.js';
+import { relayEvents } from '../events/relay.js';
+import type { Clock } from '../lib/clock.js';
+import type { AnyJob } from './job.js';
+import * as repo from './jobs.repository.js';
 import type { JobsTable } from './jobs.table.js';
+import { scheduleSweeps } from './sweeps.js';
 
 export interface WorkerOptions {
+  /** Jobs run at once by this worker. */
+  concurrency?: number;
+  /** How long an idle worker waits before looking for due work again. */
   pollMs?: number;
-  batchSize?: number;
-  /** How long a claimed job is held before another worker may take it over. */
-  lockMs?: number;
+  /** How long a claimed job is held; renewed every third of it while the job runs. */
+  leaseMs?: number;
+  /** Time of leases and due jobs; the app's clock by default. */
+  clock?: Clock;
 }
 
-const PRUNE_EVERY_MS = 10 * 60 * 1000;
-const KEEP_DONE_JOBS_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_GROUP_CONCURRENCY = 4;
+const KEEP_FAILED_JOBS_MS = 30 * 24 * 3_600_000;
+const PRUNE_EVERY_MS = 10 * 60_000;
+const MAX_ERROR_CHARS = 1000;
 
-/** Runs due jobs from the `jobs` table; several workers (processes or nodes) can share one database. */
+/** A job that cannot succeed by being run again (unknown name, unreadable payload). */
+class FinalError extends Error {}
+
+interface Running {
+  row: JobsTable;
+  held: repo.Held;
+  controller: AbortController;
+  /** Its outcome is waiting to be written. */
+  ended: boolean;
+  lost: boolean;
+}
+
+interface Completion {
+  running: Running;
+  job: AnyJob | undefined;
+  payload: unknown;
+  error: string | undefined;
+  retryAt: Date | undefined;
+  final: boolean;
+  record: ((trx: Trx) => Promise<unknown>) | undefined;
+}
+
+/**
+ * Runs due jobs from the `jobs` table and relays the event outbox; any number of workers (processes or nodes)
+ * can share one database. Each job is held under a lease renewed while it runs and is completed on its own as
+ * soon as it ends; a job whose worker died is taken over when its lease expires. Jobs of one group (a webhook
+ * endpoint) run at most their group concurrency at once, so a slow or failing group holds back no other.
+ */
 export class Worker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> = Promise.resolve();
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly clock: Clock;
+  private readonly running = new Map<string, Running>();
+  private readonly executions = new Set<Promise<void>>();
+  private completions: Completion[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private flushScheduled = false;
+  private claimSeq = 0;
   private stopped = true;
+  private loopDone: Promise<void> = Promise.resolve();
+  private wakeUp: (() => void) | null = null;
+  private moreMayBeDue = false;
+  private heartbeat: NodeJS.Timeout | null = null;
   private lastPrune = 0;
-  readonly id = `${hostname()}:${process.pid}`;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly log: FastifyBaseLogger,
-    private readonly options: WorkerOptions = {},
-  ) {}
+    options: WorkerOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 32;
+    this.pollMs = options.pollMs ?? 200;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.clock = options.clock ?? ctx.clock;
+  }
 
+  /** Starts the loop: relay events, claim due jobs into free slots, sleep when there is nothing to do. */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    const tick = async () => {
-      if (this.stopped) return;
-      this.running = this.runDue()
-        .then(() => this.pruneIfDue())
-        .catch((error) => this.log.error({ err: error }, 'worker tick failed'));
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(tick, this.options.pollMs ?? 500);
-    };
-    this.timer = setTimeout(tick, 0);
+    this.heartbeat = setInterval(() => void this.renewLeases(), Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.loopDone = this.loop();
   }
 
+  /** Stops claiming, lets the running jobs finish and records their outcomes. */
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    this.wake();
+    await this.loopDone;
+    await Promise.all(this.executions);
+    await this.flush();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
   }
 
-  /** Claims and runs one batch of due jobs; returns how many ran. */
-  async runDue(): Promise<number> {
-    const jobs = await this.claim();
-    if (jobs.length === 0) return 0;
-    const outcomes = await Promise.all(jobs.map((job) => this.runOne(job)));
-    const done = jobs.filter((_, i) => outcomes[i]).map((job) => job.id);
-    // One write marks the whole batch done: on SQLite every write transaction is a disk sync.
-    if (done.length > 0) {
-      await this.ctx.db
-        .updateTable('jobs')
-        .set({
-          status: 'done',
-          locked_until: null,
-          last_error: null,
-          updated_at: this.ctx.clock.now().toISOString(),
-        })
-        .where('id', 'in', done)
-        .execute();
-    }
-    return jobs.length;
+  /** Looks for due work now instead of at the next poll. */
+  wake(): void {
+    this.wakeUp?.();
   }
 
-  /** Runs due jobs until none is left (tests use it instead of waiting). */
+  /**
+   * Relays events and runs due jobs until none is left, waiting for each round (tests use it instead of
+   * sleeping); returns how many jobs ran.
+   */
   async drain(maxRounds = 100): Promise<number> {
     let total = 0;
-    for (let i = 0; i < maxRounds; i++) {
-      const ran = await this.runDue();
-      if (ran === 0) break;
-      total += ran;
+    for (let round = 0; round < maxRounds; round++) {
+      const relayed = await relayEvents(this.ctx);
+      const claimed = await this.claimAndStart(this.concurrency);
+      await Promise.all(this.executions);
+      await this.flush();
+      total += claimed;
+      if (relayed === 0 && claimed === 0 && !this.moreMayBeDue) break;
     }
     return total;
   }
 
-  private async claim(): Promise<JobsTable[]> {
-    const { db, dialect, clock } = this.ctx;
-    const now = clock.now();
-    const nowIso = now.toISOString();
-    const lockedUntil = new Date(now.getTime() + (this.options.lockMs ?? 60_000)).toISOString();
-    return db.transaction().execute(async (trx) => {
-      const due = await forUpdateSkipLocked(
-        dialect,
-        trx
-          .selectFrom('jobs')
-          .select('id')
-          .where((eb) =>
-            eb.or([
-              eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', nowIso)]),
-              eb.and([eb('status', '=', 'running'), eb('locked_until', '<=', nowIso)]),
-            ]),
-          )
-          .orderBy('run_at')
-          .limit(this.options.batchSize ?? 20),
-      ).execute();
-      if (due.length === 0) return [];
-      return trx
-        .updateTable('jobs')
-        .set((eb) => ({
-          status: 'running',
-          attempts: eb('attempts', '+', 1),
-          locked_until: lockedUntil,
-          updated_at: nowIso,
-        }))
-        .where(
-          'id',
-          'in',
-          due.map((d) => d.id),
-        )
-        .returningAll()
-        .execute();
+  private async loop(): Promise<void> {
+    try {
+      await scheduleSweeps(this.ctx, this.clock);
+    } catch (error) {
+      this.log.error({ err: error }, 'scheduling sweeps failed');
+    }
+    while (!this.stopped) {
+      let busy = false;
+      try {
+        busy = (await relayEvents(this.ctx)) > 0;
+        const free = this.concurrency - this.running.size;
+        if (free > 0) busy = (await this.claimAndStart(free)) > 0 || busy;
+        await this.pruneIfDue();
+      } catch (error) {
+        this.log.error({ err: error }, 'worker round failed');
+      }
+      if (this.stopped) break;
+      const full = this.running.size >= this.concurrency;
+      if (!busy || full) await this.sleep(this.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = null;
+        done();
+      };
     });
   }
 
-  /** Runs one job; true when it succeeded (the caller marks it done), else its failure is recorded here. */
-  private async runOne(job: JobsTable): Promise<boolean> {
-    const { db, clock } = this.ctx;
-    const definition = (jobCatalog as Record<string, JobDefinition<unknown>>)[job.name];
-    const maxAttempts = job.max_attempts > 0 ? job.max_attempts : (definition?.maxAttempts ?? 1);
+  /** Claims up to `free` due jobs, respecting group limits, and starts them; returns how many it claimed. */
+  private async claimAndStart(free: number): Promise<number> {
+    if (free <= 0) return 0;
+    const now = this.clock.now();
+    const nowIso = now.toISOString();
+    const token = `${this.id}#${++this.claimSeq}`;
+    const claimed = await inTransaction(this.ctx, async (trx) => {
+      const running = await repo.runningByGroup(trx, nowIso);
+      const room = new Map<string, number>();
+      for (const group of running) {
+        const limit = this.groupLimit(group.name);
+        room.set(group.groupKey, (room.get(group.groupKey) ?? limit) - group.running);
+      }
+      const full = [...room].filter(([, left]) => left <= 0).map(([key]) => key);
+      const candidates = await repo.dueCandidates(trx, this.ctx.dialect, nowIso, full, free * 4);
+      const chosen: repo.Candidate[] = [];
+      let trimmed = false;
+      for (const candidate of candidates) {
+        if (chosen.length >= free) break;
+        if (candidate.group_key !== null) {
+          const left = room.get(candidate.group_key) ?? this.groupLimit(candidate.name);
+          if (left <= 0) {
+            trimmed = true;
+            continue;
+          }
+          room.set(candidate.group_key, left - 1);
+        }
+        chosen.push(candidate);
+      }
+      this.moreMayBeDue = trimmed || candidates.length > chosen.length;
+      if (chosen.length === 0) return [];
+      const rows = await repo.markRunning(
+        trx,
+        chosen.map((c) => c.id),
+        { by: token, until: new Date(now.getTime() + this.leaseMs).toISOString(), now: nowIso },
+      );
+      const takenOver = new Set(chosen.filter((c) => c.status === 'running').map((c) => c.id));
+      return rows.map((row) => ({ row, previousRunLost: takenOver.has(row.id) }));
+    });
+    for (const { row, previousRunLost } of claimed) {
+      const running: Running = {
+        row,
+        held: { id: row.id, token },
+        controller: new AbortController(),
+        ended: false,
+        lost: false,
+      };
+      this.running.set(row.id, running);
+      const execution = this.execute(running, previousRunLost);
+      this.executions.add(execution);
+      void execution.finally(() => this.executions.delete(execution));
+    }
+    return claimed.length;
+  }
+
+  private groupLimit(name: string): number {
+    return this.ctx.registry.jobs.get(name)?.groupConcurrency ?? DEFAULT_GROUP_CONCURRENCY;
+  }
+
+  private async execute(running: Running, previousRunLost: boolean): Promise<void> {
+    const { row } = running;
+    const job = this.ctx.registry.jobs.get(row.name);
+    let payload: unknown;
     try {
-      if (!definition) throw new Error(`unknown job ${job.name}`);
-      const payload = definition.parse(JSON.parse(job.payload));
-      await definition.run({ ...this.ctx, log: this.log }, payload, {
-        id: job.id,
-        attempt: job.attempts,
-        maxAttempts,
+      if (!job) throw new FinalError(`unknown job ${row.name}`);
+      try {
+        payload = job.parse(JSON.parse(row.payload));
+      } catch (error) {
+        throw new FinalError(error instanceof Error ? error.message : String(error));
+      }
+      const result = await job.run(
+        { ...this.ctx, log: this.log, signal: running.controller.signal },
+        payload,
+        {
+          id: row.id,
+          attempt: row.attempts,
+          maxAttempts: row.max_attempts > 0 ? row.max_attempts : job.maxAttempts,
+          previousRunLost,
+        },
+      );
+      this.complete({
+        running,
+        job,
+        payload,
+        error: result?.error,
+        retryAt: result?.retryAt,
+        final: false,
+        record: result?.record,
       });
-      return true;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const final = !definition || job.attempts >= maxAttempts;
-      const now = clock.now();
-      this.log.warn(
-        { job: job.id, name: job.name as JobName, attempt: job.attempts, final, err: message },
-        'job failed',
-      );
-      await db
-        .updateTable('jobs')
-        .set({
-          status: final ? 'failed' : 'pending',
-          locked_until: null,
-          last_error: message.slice(0, 1000),
-          run_at: final
-            ? job.run_at
-            : new Date(now.getTime() + (definition?.backoffMs(job.attempts) ?? 0)).toISOString(),
+      this.complete({
+        running,
+        job,
+        payload,
+        error: message,
+        retryAt: undefined,
+        final: error instanceof FinalError,
+        record: undefined,
+      });
+    }
+  }
+
+  private complete(completion: Completion): void {
+    completion.running.ended = true;
+    this.completions.push(completion);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // Completions that end together are written together; none waits for a slower job.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      void this.flush();
+    });
+  }
+
+  /** Writes every pending completion; resolves when all written so far are. */
+  private flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      const batch = this.completions;
+      this.completions = [];
+      if (batch.length === 0) return;
+      try {
+        await inTransaction(this.ctx, (trx) => this.writeCompletions(trx, batch));
+      } catch (error) {
+        this.log.error({ err: error }, 'recording job outcomes failed; recording them one by one');
+        for (const completion of batch) {
+          await inTransaction(this.ctx, (trx) => this.writeCompletions(trx, [completion])).catch((err) =>
+            this.log.error({ err, job: completion.running.row.id }, 'recording a job outcome failed'),
+          );
+        }
+      }
+      for (const completion of batch) this.running.delete(completion.running.row.id);
+      if (this.moreMayBeDue) this.wake();
+    });
+    return this.flushing;
+  }
+
+  private async writeCompletions(trx: Trx, batch: readonly Completion[]): Promise<void> {
+    const now = this.clock.now();
+    const owned = new Set<Completion>();
+    const finished = batch.filter((c) => c.error === undefined && !c.job?.repeatEveryMs);
+    const deleted = await repo.deleteDone(
+      trx,
+      finished.map((c) => c.running.held),
+    );
+    for (const c of finished) if (deleted.has(c.running.row.id)) owned.add(c);
+
+    for (const c of batch) {
+      if (finished.includes(c)) continue;
+      const { row } = c.running;
+      const repeatMs = c.job?.repeatEveryMs?.(c.payload as never);
+      let changes: Parameters<typeof repo.release>[2];
+      if (c.error === undefined && repeatMs !== undefined) {
+        changes = {
+          status: 'pending',
+          attempts: 0,
+          last_error: null,
+          run_at: iso(now, repeatMs),
           updated_at: now.toISOString(),
-        })
-        .where('id', '=', job.id)
-        .execute();
-      return false;
+        };
+      } else {
+        const maxAttempts = row.max_attempts > 0 ? row.max_attempts : (c.job?.maxAttempts ?? 1);
+        const backoff = c.retryAt
+          ? Math.max(0, c.retryAt.getTime() - now.getTime())
+          : (c.job?.backoffMs(row.attempts) ?? 0);
+        const gaveUp = c.final || (repeatMs === undefined && row.attempts >= maxAttempts);
+        this.log.warn(
+          { job: row.id, name: row.name, attempt: row.attempts, final: gaveUp, err: c.error },
+          'job failed',
+        );
+        changes = {
+          status: gaveUp ? 'failed' : 'pending',
+          attempts: row.attempts,
+          last_error: (c.error ?? '').slice(0, MAX_ERROR_CHARS),
+          run_at: gaveUp
+            ? row.run_at
+            : iso(now, repeatMs === undefined ? backoff : Math.min(backoff, repeatMs)),
+          updated_at: now.toISOString(),
+        };
+      }
+      if (await repo.release(trx, c.running.held, changes)) owned.add(c);
+    }
+    // A job whose lease was lost belongs to whoever took it over: its record is not written.
+    for (const c of batch) if (owned.has(c) && !c.running.lost && c.record) await c.record(trx);
+  }
+
+  private async renewLeases(): Promise<void> {
+    const held = [...this.running.values()].filter((running) => !running.ended);
+    if (held.length === 0) return;
+    try {
+      const until = new Date(this.clock.now().getTime() + this.leaseMs).toISOString();
+      const lost = await repo.renewLeases(
+        this.ctx.db,
+        held.map((r) => r.held),
+        until,
+      );
+      for (const running of held) {
+        if (!lost.has(running.row.id) || running.ended) continue;
+        running.lost = true;
+        running.controller.abort(new Error('the job lease was lost'));
+        this.log.warn(
+          { job: running.row.id, name: running.row.name },
+          'job lease lost; another worker has it',
+        );
+      }
+    } catch (error) {
+      this.log.error({ err: error }, 'renewing job leases failed');
     }
   }
 
   private async pruneIfDue(): Promise<void> {
-    const now = this.ctx.clock.now();
-    if (now.getTime() - this.lastPrune < PRUNE_EVERY_MS) return;
-    this.lastPrune = now.getTime();
-    const cutoff = new Date(now.getTime() - KEEP_DONE_JOBS_MS).toISOString();
-    await this.ctx.db
-      .deleteFrom('jobs')
-      .where('status', '=', 'done')
-      .where('updated_at', '<', cutoff)
-      .execute();
-    await deleteExpiredIdempotencyKeys(this.ctx.db, now.toISOString());
+    const now = this.clock.now().getTime();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    await repo.deleteFailedBefore(this.ctx.db, new Date(now - KEEP_FAILED_JOBS_MS).toISOString());
   }
+}
+
+function iso(from: Date, plusMs: number): string {
+  return new Date(from.getTime() + plusMs).toISOString();
 }

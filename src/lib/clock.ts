@@ -5,19 +5,40 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** A clock that follows real time plus an offset tests can move forward. */
+/** A frozen clock for tests: it shows the same instant until it is moved. */
 export class ManualClock implements Clock {
-  private offsetMs = 0;
+  private ms: number;
+
+  constructor(start: Date = new Date()) {
+    this.ms = start.getTime();
+  }
 
   now(): Date {
-    return new Date(Date.now() + this.offsetMs);
+    return new Date(this.ms);
   }
 
   advance(ms: number): void {
-    this.offsetMs += ms;
+    this.ms += ms;
+  }
+
+  set(instant: Date): void {
+    this.ms = instant.getTime();
   }
 }
 
-export function isoNow(clock: Clock): string {
-  return clock.now().toISOString();
+/** Another clock shifted by a fixed offset: a test clock runs at the speed of its base from where it was moved. */
+export class OffsetClock implements Clock {
+  constructor(
+    private readonly base: Clock,
+    readonly offsetMs: number,
+  ) {}
+
+  now(): Date {
+    return new Date(this.base.now().getTime() + this.offsetMs);
+  }
+}
+
+/** The clock `offsetMs` ahead of `base`; the base itself when there is no offset. */
+export function offsetClock(base: Clock, offsetMs: number): Clock {
+  return offsetMs === 0 ? base : new OffsetClock(base, offsetMs);
 }

@@ -6,8 +6,9 @@ export const ID_PREFIXES = {
   track: 'trk',
   payment: 'pay',
   reminder: 'rem',
+  reminderLog: 'rml',
   event: 'evt',
-  ledgerEntry: 'evt',
+  ledgerEntry: 'led',
   webhookEndpoint: 'whe',
   webhookDelivery: 'whd',
   schedule: 'sch',
@@ -24,8 +25,13 @@ export type IdKind = keyof typeof ID_PREFIXES;
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32: sorts like the numbers it encodes
 
-let lastTime = 0;
-let lastRandom: Uint8Array = new Uint8Array(10);
+/**
+ * The last random part used in each recent millisecond. Ids take their time from the clock of the tenant that
+ * makes them, so a process makes ids for several times at once (live, and test clocks moved ahead); within
+ * any one millisecond they still sort in creation order.
+ */
+const lastRandomByMs = new Map<number, Uint8Array>();
+const REMEMBERED_MS = 256;
 
 function encodeTime(ms: number): string {
   let out = '';
@@ -66,19 +72,23 @@ function increment(bytes: Uint8Array): Uint8Array {
   return next;
 }
 
-/** A ULID-style id body: 10 characters of milliseconds, 16 of randomness, monotonic within a process. */
-export function ulid(nowMs: number = Date.now()): string {
-  if (nowMs <= lastTime) {
-    lastRandom = increment(lastRandom);
-  } else {
-    lastTime = nowMs;
-    lastRandom = randomBytes(10);
+/** A ULID-style id body: 10 characters of milliseconds, 16 of randomness, monotonic within a millisecond. */
+export function ulid(nowMs: number): string {
+  const last = lastRandomByMs.get(nowMs);
+  const random = last ? increment(last) : randomBytes(10);
+  // Delete and set again, so the map's first key is the millisecond least recently used.
+  lastRandomByMs.delete(nowMs);
+  if (lastRandomByMs.size >= REMEMBERED_MS) {
+    const oldest = lastRandomByMs.keys().next().value;
+    if (oldest !== undefined) lastRandomByMs.delete(oldest);
   }
-  return encodeTime(lastTime) + encodeRandom(lastRandom);
+  lastRandomByMs.set(nowMs, random);
+  return encodeTime(nowMs) + encodeRandom(random);
 }
 
-export function newId(kind: IdKind): string {
-  return `${ID_PREFIXES[kind]}_${ulid()}`;
+/** A new id of `kind` made at `at`, the time of the clock of whoever makes it. */
+export function newId(kind: IdKind, at: Date): string {
+  return `${ID_PREFIXES[kind]}_${ulid(at.getTime())}`;
 }
 
 export function hasPrefix(kind: IdKind, id: string): boolean {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { relayEvents } from '../../src/events/relay.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newCustomer, newWorkspace } from '../helpers/factories.js';
@@ -336,23 +337,38 @@ describe('webhook delivery', () => {
     );
   });
 
-  test('events are queued for delivery only where an endpoint is enabled', async () => {
+  test('the relay queues a delivery only where an endpoint is enabled and subscribed', async () => {
     const { api } = await newWorkspace(t);
-    const pending = () =>
-      t.ctx.db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('name', '=', 'events.dispatch')
-        .where('status', '=', 'pending')
-        .executeTakeFirstOrThrow();
-    await t.worker.drain();
-    const before = Number((await pending()).n);
-    await newCustomer(api);
-    assert.equal(Number((await pending()).n), before, 'no endpoint: the event is kept but nothing is queued');
+    const deliveriesQueued = async (eventId: string) =>
+      (
+        await t.ctx.db.selectFrom('jobs').select('payload').where('name', '=', 'webhooks.deliver').execute()
+      ).filter((job) => JSON.parse(job.payload).eventId === eventId).length;
+    const eventOf = async (objectId: string) => {
+      const rows = await t.ctx.db.selectFrom('events').selectAll().execute();
+      const row = rows.find((e) => JSON.parse(e.data).id === objectId);
+      assert.ok(row);
+      return row;
+    };
+
+    const unheard = await newCustomer(api);
+    assert.equal(await relayEvents(t.ctx), 1);
+    const kept = await eventOf(unheard.id);
+    assert.ok(kept.dispatched_at, 'the event is kept and marked relayed');
+    assert.equal(await deliveriesQueued(kept.id), 0, 'no endpoint: nothing is queued');
+
     const r = await receiver();
-    await createEndpoint(api, { url: r.url });
-    await newCustomer(api);
-    assert.equal(Number((await pending()).n), before + 1);
+    await createEndpoint(api, { url: r.url, eventTypes: ['customer.created'] });
+    const heard = await newCustomer(api);
+    assert.equal((await api.patch(`/customers/${heard.id}`, { name: 'Renamed' })).status, 200);
+    await relayEvents(t.ctx);
+    assert.equal(await deliveriesQueued((await eventOf(heard.id)).id), 1);
+    const updated = (
+      await t.ctx.db.selectFrom('events').selectAll().where('type', '=', 'customer.updated').execute()
+    ).filter((e) => JSON.parse(e.data).id === heard.id);
+    assert.equal(updated.length, 1);
+    assert.equal(await deliveriesQueued(updated[0]!.id), 0, 'not subscribed to customer.updated');
+    assert.equal(await relayEvents(t.ctx), 0, 'each event is relayed once');
+    await t.worker.drain();
   });
 
   test('the test event is queued with 202 and reaches only its endpoint', async () => {

@@ -1,71 +1,297 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Type } from 'typebox';
+import type { AppContext } from '../../src/context.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { relayEvents } from '../../src/events/relay.js';
+import { type AnyJob, defineJob } from '../../src/jobs/job.js';
+import { enqueue } from '../../src/jobs/queue.js';
 import { Worker } from '../../src/jobs/worker.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newCustomer, newWorkspace } from '../helpers/factories.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 
 describe('background worker', () => {
   let t: TestApp;
-  let receiver: Receiver;
+  const receivers: Receiver[] = [];
+  const others: DatabaseHandle[] = [];
   before(async () => {
     t = await buildTestApp();
-    receiver = await startReceiver();
   });
   after(async () => {
-    await receiver.close();
+    await Promise.all(receivers.map((r) => r.close()));
+    await Promise.all(others.map((o) => o.close()));
     await t.close();
   });
 
+  async function receiver(statuses: number[] = [], options: { hang?: boolean } = {}) {
+    const r = await startReceiver(statuses, options);
+    receivers.push(r);
+    return r;
+  }
+
+  /**
+   * The context a second worker would have on another node: its own pool on PostgreSQL. SQLite serves one
+   * process through one connection (a second one in the same thread would wait on itself), so there the
+   * two workers interleave on it.
+   */
+  function secondNode(ctx: AppContext = t.ctx): AppContext {
+    if (t.handle.dialect !== 'postgres') return ctx;
+    const other = t.database.open();
+    others.push(other);
+    return { ...ctx, db: other.db };
+  }
+
+  function withJobs(jobs: AnyJob[]): AppContext {
+    const all = new Map([...t.ctx.registry.jobs, ...jobs.map((job): [string, AnyJob] => [job.name, job])]);
+    return { ...t.ctx, registry: { ...t.ctx.registry, jobs: all } };
+  }
+
+  async function jobsLeft(): Promise<{ name: string; status: string }[]> {
+    return t.ctx.db
+      .selectFrom('jobs')
+      .select(['name', 'status'])
+      .where('name', 'not like', 'sweeps.%')
+      .execute();
+  }
+
   test('two workers on their own connections run every job once between them', async () => {
     const { api } = await newWorkspace(t);
-    assert.equal((await api.post('/webhooks', { url: receiver.url })).status, 201);
+    const r = await receiver();
+    assert.equal((await api.post('/webhooks', { url: r.url })).status, 201);
     const customers = [];
     for (let i = 0; i < 25; i++) customers.push(await newCustomer(api));
 
-    // On PostgreSQL the second worker has its own pool, as another node would. SQLite serves one process
-    // through one connection (a second one in the same thread would wait on itself), so there the two
-    // workers interleave on it.
-    const other = t.handle.dialect === 'postgres' ? t.database.open() : null;
-    try {
-      const first = new Worker(t.ctx, t.app.log, { batchSize: 5 });
-      const second = new Worker({ ...t.ctx, db: other?.db ?? t.ctx.db }, t.app.log, { batchSize: 5 });
-      await Promise.all([first.drain(), second.drain()]);
-      await Promise.all([first.drain(), second.drain()]);
-    } finally {
-      await other?.close();
-    }
+    const first = new Worker(t.ctx, t.app.log, { concurrency: 5 });
+    const second = new Worker(secondNode(), t.app.log, { concurrency: 5 });
+    await Promise.all([first.drain(), second.drain()]);
+    await Promise.all([first.drain(), second.drain()]);
 
-    const delivered = receiver.requests.map((req) => JSON.parse(req.body).data.object.id as string);
+    const delivered = r.requests.map((req) => JSON.parse(req.body).data.object.id as string);
     assert.equal(delivered.length, customers.length, 'one delivery per event, none twice');
     assert.deepEqual(new Set(delivered), new Set(customers.map((c) => c.id)));
-    const left = await t.ctx.db
-      .selectFrom('jobs')
-      .select('status')
-      .where('status', 'in', ['pending', 'running', 'failed'])
-      .execute();
-    assert.deepEqual(left, []);
+    assert.deepEqual(await jobsLeft(), []);
   });
 
-  test('a job whose worker died is taken over once its lock expires', async () => {
+  test('a slow and a fast job outliving their lease each run once: the lease is renewed, each completes alone', async () => {
+    const runs: string[] = [];
+    const slow = defineJob({
+      name: 'test.slow',
+      payload: Type.Object({ label: Type.String() }),
+      maxAttempts: 3,
+      backoffMs: () => 0,
+      async run(_ctx, { label }) {
+        runs.push(label);
+        await sleep(label === 'slow' ? 700 : 5);
+        return undefined;
+      },
+    });
+    const ctx = withJobs([slow]);
+    await enqueue(ctx.db, systemClock, slow, { label: 'slow' });
+    await enqueue(ctx.db, systemClock, slow, { label: 'fast' });
+
+    // A lease of 150 ms on real time: without renewal the slow job's would run out four times over, and a
+    // batch completed after its slowest job would let the fast one's run out too.
+    const options = { leaseMs: 150, pollMs: 10, clock: systemClock };
+    const a = new Worker(ctx, t.app.log, options);
+    const b = new Worker(secondNode(ctx), t.app.log, options);
+    a.start();
+    b.start();
+    const deadline = Date.now() + 10_000;
+    while ((await jobsLeft()).length > 0 && Date.now() < deadline) await sleep(20);
+    await sleep(300); // well past two more leases: a job run twice would show now
+    await Promise.all([a.stop(), b.stop()]);
+
+    assert.deepEqual([...runs].sort(), ['fast', 'slow']);
+    assert.deepEqual(await jobsLeft(), []);
+  });
+
+  test("a dead worker's job is taken over after its lease, and its cut-off attempt is logged as unknown", async () => {
     const { api } = await newWorkspace(t);
-    const before = receiver.requests.length;
-    assert.equal(
-      (await api.post('/webhooks', { url: receiver.url, eventTypes: ['customer.created'] })).status,
-      201,
-    );
+    const r = await receiver();
+    const endpoint = await api.post('/webhooks', { url: r.url, eventTypes: ['customer.created'] });
+    assert.equal(endpoint.status, 201);
     const customer = await newCustomer(api);
-    // Claimed by a worker that then vanished: the job stays running until its lock expires.
-    await t.ctx.db
+    await relayEvents(t.ctx);
+    // Claimed by a worker that then vanished mid-attempt: running, its lease still valid for a minute.
+    const claimed = await t.ctx.db
       .updateTable('jobs')
-      .set({ status: 'running', locked_until: new Date(t.clock.now().getTime() + 60_000).toISOString() })
+      .set({
+        status: 'running',
+        attempts: 1,
+        locked_by: 'dead-node:1#1',
+        locked_until: new Date(t.clock.now().getTime() + 60_000).toISOString(),
+      })
+      .where('name', '=', 'webhooks.deliver')
       .where('status', '=', 'pending')
-      .execute();
-    assert.equal(await t.worker.drain(), 0, 'a locked job is not run twice');
+      .executeTakeFirst();
+    assert.equal(Number(claimed.numUpdatedRows), 1);
+
+    assert.equal(await t.worker.drain(), 0, 'a job under a live lease is not run twice');
+    assert.equal(r.requests.length, 0);
     t.clock.advance(61_000);
-    await t.worker.drain();
-    await t.worker.drain();
-    const mine = receiver.requests.slice(before).map((req) => JSON.parse(req.body).data.object.id);
-    assert.deepEqual(mine, [customer.id]);
+    assert.equal(await t.worker.drain(), 1);
+    assert.deepEqual(
+      r.requests.map((req) => JSON.parse(req.body).data.object.id),
+      [customer.id],
+    );
+
+    const log = await api.get(`/webhooks/${endpoint.body.data.id}/deliveries`);
+    assert.deepEqual(
+      log.body.data.items.map((d: { attemptNumber: number; status: string }) => [d.attemptNumber, d.status]),
+      [
+        [2, 'succeeded'],
+        [1, 'failed'],
+      ],
+    );
+    assert.match(log.body.data.items[1].error, /outcome unknown/);
+    assert.deepEqual(await jobsLeft(), []);
+  });
+
+  test('a job that lost its lease is stopped and its outcome is not recorded over the new holder', async () => {
+    let aborted = false;
+    const runs: number[] = [];
+    const long = defineJob({
+      name: 'test.long',
+      payload: Type.Object({}),
+      maxAttempts: 5,
+      backoffMs: () => 0,
+      async run(ctx) {
+        runs.push(runs.length + 1);
+        if (runs.length > 1) return undefined;
+        await new Promise<void>((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve();
+          });
+        });
+        return { error: 'cut off' };
+      },
+    });
+    const ctx = withJobs([long]);
+    await enqueue(ctx.db, systemClock, long, {});
+    const a = new Worker(ctx, t.app.log, { leaseMs: 90, pollMs: 10, clock: systemClock });
+    a.start();
+    while (runs.length === 0) await sleep(5);
+    // Another node took the job over meanwhile (as after a network partition): the lease is no longer a's.
+    const theirs = { locked_by: 'other-node:1#1', locked_until: new Date(Date.now() + 60_000).toISOString() };
+    await ctx.db.updateTable('jobs').set(theirs).where('name', '=', 'test.long').execute();
+    const deadline = Date.now() + 5_000;
+    while (!aborted && Date.now() < deadline) await sleep(10);
+    await a.stop();
+    assert.equal(aborted, true);
+    assert.deepEqual(runs, [1]);
+    const [row] = await ctx.db.selectFrom('jobs').selectAll().where('name', '=', 'test.long').execute();
+    assert.equal(row?.status, 'running', 'still held by the other node');
+    assert.equal(row?.locked_by, 'other-node:1#1');
+    assert.equal(row?.last_error, null);
+    await ctx.db.deleteFrom('jobs').where('name', '=', 'test.long').execute();
+  });
+
+  test('jobs of one group never run more than its concurrency at once; other groups go on', async () => {
+    let inGroup = 0;
+    let most = 0;
+    const others: string[] = [];
+    const grouped = defineJob({
+      name: 'test.grouped',
+      payload: Type.Object({ group: Type.String(), n: Type.Integer() }),
+      maxAttempts: 1,
+      backoffMs: () => 0,
+      group: ({ group }) => group,
+      groupConcurrency: 2,
+      async run(_ctx, { group, n }) {
+        if (group !== 'busy') {
+          others.push(`${group}:${n}`);
+          return undefined;
+        }
+        inGroup += 1;
+        most = Math.max(most, inGroup);
+        await sleep(30);
+        inGroup -= 1;
+        return undefined;
+      },
+    });
+    const ctx = withJobs([grouped]);
+    for (let n = 0; n < 12; n++) await enqueue(ctx.db, ctx.clock, grouped, { group: 'busy', n });
+    await enqueue(ctx.db, ctx.clock, grouped, { group: 'quiet', n: 0 });
+    const worker = new Worker(ctx, t.app.log, { concurrency: 16 });
+    await worker.drain(1);
+    assert.deepEqual(others, ['quiet:0'], 'the quiet group ran in the first round, behind 12 older jobs');
+    await worker.drain();
+    assert.equal(most, 2);
+    assert.deepEqual(await jobsLeft(), []);
+  });
+
+  test('a job that keeps failing is kept as failed, with its last error', async () => {
+    const failing = defineJob({
+      name: 'test.failing',
+      payload: Type.Object({}),
+      maxAttempts: 2,
+      backoffMs: () => 1_000,
+      async run() {
+        throw new Error('the far side is down');
+      },
+    });
+    const ctx = withJobs([failing]);
+    await enqueue(ctx.db, ctx.clock, failing, {});
+    const worker = new Worker(ctx, t.app.log);
+    await worker.drain();
+    let [row] = await ctx.db.selectFrom('jobs').selectAll().where('name', '=', 'test.failing').execute();
+    assert.equal(row?.status, 'pending');
+    assert.equal(row?.attempts, 1);
+    t.clock.advance(1_000);
+    await worker.drain();
+    [row] = await ctx.db.selectFrom('jobs').selectAll().where('name', '=', 'test.failing').execute();
+    assert.equal(row?.status, 'failed');
+    assert.equal(row?.attempts, 2);
+    assert.equal(row?.last_error, 'the far side is down');
+    await ctx.db.deleteFrom('jobs').where('name', '=', 'test.failing').execute();
+  });
+});
+
+describe('webhook fairness', () => {
+  let t: TestApp;
+  const receivers: Receiver[] = [];
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    await t.close();
+  });
+
+  test("an endpoint that never answers does not hold back another workspace's delivery", async () => {
+    const stuck = await startReceiver([], { hang: true });
+    const healthy = await startReceiver();
+    receivers.push(stuck, healthy);
+    const slowTenant = await newWorkspace(t);
+    const other = await newWorkspace(t);
+    assert.equal((await slowTenant.api.post('/webhooks', { url: stuck.url })).status, 201);
+    const endpoint = await other.api.post('/webhooks', { url: healthy.url });
+    assert.equal(endpoint.status, 201);
+    for (let i = 0; i < 60; i++) await newCustomer(slowTenant.api);
+
+    const worker = new Worker(t.ctx, t.app.log, { pollMs: 20 });
+    worker.start();
+    try {
+      const hungDeadline = Date.now() + 5_000;
+      while (stuck.requests.length < 4 && Date.now() < hungDeadline) await sleep(10);
+      assert.equal(stuck.requests.length, 4, 'the stuck endpoint holds its 4 slots, no more');
+
+      const sent = performance.now();
+      assert.equal((await other.api.post(`/webhooks/${endpoint.body.data.id}/test`)).status, 202);
+      const deadline = Date.now() + 5_000;
+      while (healthy.requests.length === 0 && Date.now() < deadline) await sleep(5);
+      const [delivered] = healthy.requests;
+      assert.ok(delivered, 'the other workspace got its test event');
+      const waitedMs = delivered.receivedAt - sent;
+      assert.ok(waitedMs < 2_000, `delivered after ${Math.round(waitedMs)} ms`);
+      assert.equal(stuck.requests.length, 4, 'while the stuck endpoint still holds its first attempts');
+    } finally {
+      await stuck.close();
+      await worker.stop();
+    }
   });
 });

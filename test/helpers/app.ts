@@ -53,8 +53,9 @@ export async function freshDatabase(): Promise<TestDatabase> {
 export interface TestApp {
   app: FastifyInstance;
   ctx: AppContext;
-  /** Runs background jobs on demand: `await t.worker.drain()`. */
+  /** Relays events and runs background jobs on demand: `await t.worker.drain()`. */
   worker: Worker;
+  /** The app's clock, frozen: tests move it, never sleep. Test-mode tenants see it plus their test clock. */
   clock: ManualClock;
   database: TestDatabase;
   handle: DatabaseHandle;
@@ -82,7 +83,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const clock = options.clock ?? new ManualClock();
   const app = await buildApp({ config, db: handle.db, dialect: handle.dialect, clock, logger: false });
   await app.ready();
-  const worker = new Worker(app.ctx, app.log, { batchSize: 50 });
+  const worker = new Worker(app.ctx, app.log);
   return {
     app,
     ctx: app.ctx,

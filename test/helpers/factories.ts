@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
+import type { Mode } from '../../src/lib/tenant.js';
 import { createKey } from '../../src/modules/api-keys/api-keys.service.js';
-import type { Mode } from '../../src/modules/api-keys/api-keys.table.js';
 import type { Scope } from '../../src/modules/api-keys/scopes.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { type Client, client } from './api.js';

@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   path: string;
   headers: Record<string, string>;
   body: string;
+  /** `performance.now()` when the body had arrived. */
+  receivedAt: number;
 }
 
 export interface Receiver {
@@ -15,8 +17,14 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A webhook receiver on loopback; answers each request with the next of `statuses`, then 200. */
-export async function startReceiver(statuses: number[] = []): Promise<Receiver> {
+/**
+ * A webhook receiver on loopback; answers each request with the next of `statuses`, then 200. With `hang` it
+ * never answers (an endpoint that is down without refusing connections) until it is closed.
+ */
+export async function startReceiver(
+  statuses: number[] = [],
+  options: { hang?: boolean } = {},
+): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const queue = [...statuses];
   const server = http.createServer((req, res) => {
@@ -32,7 +40,9 @@ export async function startReceiver(statuses: number[] = []): Promise<Receiver> 
         path: req.url ?? '',
         headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: performance.now(),
       });
+      if (options.hang) return;
       res.statusCode = queue.shift() ?? 200;
       res.end('received');
     });

@@ -8,7 +8,7 @@ import {
   parseIPv6,
   parseWebhookUrl,
   type Resolver,
-} from '../../src/modules/webhooks/url-guard.js';
+} from '../../src/ports/url-guard.js';
 
 const resolvesTo =
   (...addresses: string[]): Resolver =>

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
-import type { Tenant } from '../tenant.js';
+import type { TenantRef } from '../../lib/tenant.js';
 
 export interface DayRange {
   from: string;
@@ -12,7 +12,7 @@ export interface DayRange {
 const requests = sql<number>`cast(sum(requests) as bigint)`.as('requests');
 const errors = sql<number>`cast(sum(errors) as bigint)`.as('errors');
 
-function usageIn(db: DbOrTrx, tenant: Tenant, range: DayRange) {
+function usageIn(db: DbOrTrx, tenant: TenantRef, range: DayRange) {
   return db
     .selectFrom('api_usage')
     .where(inTenant(tenant))
@@ -20,11 +20,11 @@ function usageIn(db: DbOrTrx, tenant: Tenant, range: DayRange) {
     .where('day', '<=', range.to);
 }
 
-export function usageByDay(db: DbOrTrx, tenant: Tenant, range: DayRange) {
+export function usageByDay(db: DbOrTrx, tenant: TenantRef, range: DayRange) {
   return usageIn(db, tenant, range).select(['day', requests, errors]).groupBy('day').orderBy('day').execute();
 }
 
-export function usageByKey(db: DbOrTrx, tenant: Tenant, range: DayRange) {
+export function usageByKey(db: DbOrTrx, tenant: TenantRef, range: DayRange) {
   return usageIn(db, tenant, range)
     .select(['key_id', requests, errors])
     .groupBy('key_id')

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Mode } from '../api-keys/api-keys.table.js';
+import type { Mode } from '../../lib/tenant.js';
 
 interface Counter {
   workspaceId: string;

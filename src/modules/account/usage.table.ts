@@ -1,4 +1,4 @@
-import type { Mode } from '../api-keys/api-keys.table.js';
+import type { Mode } from '../../lib/tenant.js';
 
 /** Requests per key per UTC day; counters are added to, so several nodes can write them. */
 export interface ApiUsageTable {
@@ -8,4 +8,10 @@ export interface ApiUsageTable {
   key_id: string;
   requests: number;
   errors: number;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    api_usage: ApiUsageTable;
+  }
 }

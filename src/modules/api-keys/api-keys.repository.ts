@@ -5,11 +5,12 @@ export function insertKey(db: DbOrTrx, row: ApiKeysTable) {
   return db.insertInto('api_keys').values(row).execute();
 }
 
-/** The key with its workspace, for authentication. */
+/** The key with its workspace and the workspace's test clock, for authentication. */
 export function findKeyByHash(db: DbOrTrx, keyHash: string) {
   return db
     .selectFrom('api_keys')
     .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .leftJoin('test_clocks', 'test_clocks.workspace_id', 'api_keys.workspace_id')
     .select([
       'api_keys.id',
       'api_keys.workspace_id',
@@ -20,6 +21,7 @@ export function findKeyByHash(db: DbOrTrx, keyHash: string) {
       'workspaces.default_currency',
       'workspaces.timezone',
       'workspaces.subscription_plan',
+      'test_clocks.offset_ms',
     ])
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();

@@ -1,18 +1,19 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { tenantClock } from '../../clock/tenant-clocks.js';
 import type { Db, DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import type { Mode, Tenant } from '../../lib/tenant.js';
 import * as repo from './api-keys.repository.js';
-import type { ApiKeysTable, Mode } from './api-keys.table.js';
+import type { ApiKeysTable } from './api-keys.table.js';
 import { type Grant, parseGrant, type Scope } from './scopes.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_FORM = /^pt_(test|live)_[0-9A-Za-z]{32}$/;
 
-export interface AuthContext {
+/** The request's tenant, with its clock, and what its key may do. */
+export interface AuthContext extends Tenant {
   keyId: string;
-  workspaceId: string;
-  mode: Mode;
   grant: Grant;
   workspace: { defaultCurrency: string; timezone: string; subscriptionPlan: string };
 }
@@ -42,15 +43,16 @@ export async function createKey(
   input: { workspaceId: string; mode: Mode; scopes: 'all' | Scope[]; name?: string },
 ): Promise<CreatedKey> {
   const key = generateKey(input.mode);
+  const at = clock.now();
   const row: ApiKeysTable = {
-    id: newId('apiKey'),
+    id: newId('apiKey', at),
     workspace_id: input.workspaceId,
     mode: input.mode,
     name: input.name ?? null,
     prefix: key.slice(0, 12),
     key_hash: hashKey(key),
     scopes: input.scopes === 'all' ? '*' : input.scopes.join(','),
-    created_at: clock.now().toISOString(),
+    created_at: at.toISOString(),
     revoked_at: null,
   };
   await repo.insertKey(db, row);
@@ -65,7 +67,7 @@ export async function createKey(
 }
 
 /** Resolves a presented key; `null` for anything that is not a live, known key. */
-export async function authenticate(db: Db, presented: string): Promise<AuthContext | null> {
+export async function authenticate(db: Db, clock: Clock, presented: string): Promise<AuthContext | null> {
   const match = KEY_FORM.exec(presented);
   if (!match) return null;
   const hash = hashKey(presented);
@@ -76,6 +78,7 @@ export async function authenticate(db: Db, presented: string): Promise<AuthConte
     keyId: row.id,
     workspaceId: row.workspace_id,
     mode: row.mode,
+    clock: tenantClock(clock, row.mode, row.offset_ms === null ? 0 : Number(row.offset_ms)),
     grant: parseGrant(row.scopes),
     workspace: {
       defaultCurrency: row.default_currency,

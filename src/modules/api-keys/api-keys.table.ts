@@ -1,4 +1,4 @@
-export type Mode = 'test' | 'live';
+import type { Mode } from '../../lib/tenant.js';
 
 export interface ApiKeysTable {
   id: string;
@@ -13,4 +13,10 @@ export interface ApiKeysTable {
   scopes: string;
   created_at: string;
   revoked_at: string | null;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    api_keys: ApiKeysTable;
+  }
 }

@@ -1,15 +1,15 @@
 import { containsText, type DialectName } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
-import type { Tenant } from '../tenant.js';
+import type { TenantRef } from '../../lib/tenant.js';
 import type { CustomerListQuery } from './customers.schemas.js';
-import type { CustomersTable } from './customers.table.js';
+import type { CustomerStatus, CustomersTable } from './customers.table.js';
 
 export function insert(db: DbOrTrx, row: CustomersTable) {
   return db.insertInto('customers').values(row).execute();
 }
 
-export function findById(db: DbOrTrx, tenant: Tenant, id: string) {
+export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
   return db
     .selectFrom('customers')
     .selectAll()
@@ -18,21 +18,32 @@ export function findById(db: DbOrTrx, tenant: Tenant, id: string) {
     .executeTakeFirst();
 }
 
-export function update(db: DbOrTrx, tenant: Tenant, id: string, changes: Partial<CustomersTable>) {
+/**
+ * Changes the customer only while it is in `from`; no row when it is missing or in another state, so of two
+ * concurrent changes that both start from the same state, one wins.
+ */
+export function updateIn(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  id: string,
+  from: CustomerStatus,
+  changes: Partial<CustomersTable>,
+) {
   return db
     .updateTable('customers')
     .set(changes)
     .where('id', '=', id)
     .where(inTenant(tenant))
+    .where('status', '=', from)
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 /** Newest first; fetches `limit + 1` rows so the caller can tell whether more follow. */
 export function list(
   db: DbOrTrx,
   dialect: DialectName,
-  tenant: Tenant,
+  tenant: TenantRef,
   query: CustomerListQuery & { limit: number },
   afterId: string | undefined,
 ) {

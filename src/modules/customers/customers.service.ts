@@ -1,11 +1,13 @@
 import type { AppContext } from '../../context.js';
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { recordEvent } from '../../events/outbox.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import { toE164 } from '../../lib/phone.js';
-import { recordEvent } from '../events/events.service.js';
-import type { Tenant } from '../tenant.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import * as repo from './customers.repository.js';
 import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './customers.schemas.js';
 import type { CustomersTable } from './customers.table.js';
@@ -37,9 +39,10 @@ export async function createCustomer(
   input: CustomerCreate,
 ): Promise<Customer> {
   const phone = normalisePhone(input.phone);
-  const now = ctx.clock.now().toISOString();
+  const at = tenant.clock.now();
+  const now = at.toISOString();
   const row: CustomersTable = {
-    id: newId('customer'),
+    id: newId('customer', at),
     workspace_id: tenant.workspaceId,
     mode: tenant.mode,
     name: input.name,
@@ -53,22 +56,28 @@ export async function createCustomer(
     archived_at: null,
   };
   const customer = toApi(row);
-  await ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx, async (trx) => {
     await repo.insert(trx, row);
-    await recordEvent(trx, ctx.clock, tenant, 'customer.created', customer);
+    await recordEvent(trx, tenant, 'customer.created', customer);
+    return customer;
   });
-  return customer;
 }
 
 /** The customer, or a 404 naming `field` when the id came from a request body. */
-export async function getCustomerRow(ctx: AppContext, tenant: Tenant, id: string, field?: string) {
-  const row = await repo.findById(ctx.db, tenant, id);
+export async function getCustomerRow(db: DbOrTrx, tenant: TenantRef, id: string, field?: string) {
+  const row = await repo.findById(db, tenant, id);
   if (!row) throw notFound('customer', id, field);
   return row;
 }
 
 export async function getCustomer(ctx: AppContext, tenant: Tenant, id: string): Promise<Customer> {
-  return toApi(await getCustomerRow(ctx, tenant, id));
+  return toApi(await getCustomerRow(ctx.db, tenant, id));
+}
+
+/** Why a conditional change found no row: the customer is missing, or in a state the change does not leave. */
+async function refusal(trx: DbOrTrx, tenant: TenantRef, id: string, action: string): Promise<never> {
+  const current = await getCustomerRow(trx, tenant, id);
+  throw invalidState('customer', current.status, action);
 }
 
 export async function updateCustomer(
@@ -78,33 +87,33 @@ export async function updateCustomer(
   input: CustomerUpdate,
 ): Promise<Customer> {
   const phone = input.phone !== undefined ? normalisePhone(input.phone) : undefined;
-  return ctx.db.transaction().execute(async (trx) => {
-    const current = await repo.findById(trx, tenant, id);
-    if (!current) throw notFound('customer', id);
-    if (current.status === 'archived') throw invalidState('customer', current.status, 'update');
-    const row = await repo.update(trx, tenant, id, {
+  return inTransaction(ctx, async (trx) => {
+    const row = await repo.updateIn(trx, tenant, id, 'active', {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.email !== undefined ? { email: input.email } : {}),
       ...(phone !== undefined ? { phone } : {}),
       ...(input.notes !== undefined ? { notes: input.notes } : {}),
       ...(input.metadata !== undefined ? { metadata: stringifyMetadata(input.metadata) } : {}),
-      updated_at: ctx.clock.now().toISOString(),
+      updated_at: tenant.clock.now().toISOString(),
     });
+    if (!row) return refusal(trx, tenant, id, 'update');
     const customer = toApi(row);
-    await recordEvent(trx, ctx.clock, tenant, 'customer.updated', customer);
+    await recordEvent(trx, tenant, 'customer.updated', customer);
     return customer;
   });
 }
 
 export async function archiveCustomer(ctx: AppContext, tenant: Tenant, id: string): Promise<Customer> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const current = await repo.findById(trx, tenant, id);
-    if (!current) throw notFound('customer', id);
-    if (current.status === 'archived') throw invalidState('customer', current.status, 'archive');
-    const now = ctx.clock.now().toISOString();
-    const row = await repo.update(trx, tenant, id, { status: 'archived', archived_at: now, updated_at: now });
+  return inTransaction(ctx, async (trx) => {
+    const now = tenant.clock.now().toISOString();
+    const row = await repo.updateIn(trx, tenant, id, 'active', {
+      status: 'archived',
+      archived_at: now,
+      updated_at: now,
+    });
+    if (!row) return refusal(trx, tenant, id, 'archive');
     const customer = toApi(row);
-    await recordEvent(trx, ctx.clock, tenant, 'customer.archived', customer);
+    await recordEvent(trx, tenant, 'customer.archived', customer);
     return customer;
   });
 }

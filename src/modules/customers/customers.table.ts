@@ -1,4 +1,4 @@
-import type { Mode } from '../api-keys/api-keys.table.js';
+import type { Mode } from '../../lib/tenant.js';
 
 export type CustomerStatus = 'active' | 'archived';
 
@@ -16,4 +16,10 @@ export interface CustomersTable {
   created_at: string;
   updated_at: string;
   archived_at: string | null;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    customers: CustomersTable;
+  }
 }

@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
-import type { Tenant } from '../tenant.js';
+import type { TenantRef } from '../../lib/tenant.js';
 import type { LedgerListQuery } from './ledger.schemas.js';
 import type { LedgerEntriesTable } from './ledger.table.js';
 
@@ -15,7 +15,7 @@ export interface LedgerScope {
 
 export function list(
   db: DbOrTrx,
-  tenant: Tenant,
+  tenant: TenantRef,
   scope: LedgerScope,
   query: LedgerListQuery & { limit: number; from?: string; to?: string },
   afterId: string | undefined,

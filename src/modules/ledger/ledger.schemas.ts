@@ -6,6 +6,7 @@ export const LEDGER_ENTRY_TYPES = [
   'plan.charged',
   'plan.adjusted',
   'payment.recorded',
+  'payment.reversed',
   'obligation.created',
   'obligation.paid',
   'collection.succeeded',

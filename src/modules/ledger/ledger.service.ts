@@ -1,11 +1,10 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
-import type { Clock } from '../../lib/clock.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { instantRange } from '../../lib/instant.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { getCustomerRow } from '../customers/customers.service.js';
-import type { Tenant } from '../tenant.js';
 import * as repo from './ledger.repository.js';
 import type { LedgerEntry, LedgerListQuery } from './ledger.schemas.js';
 import type { LedgerEntriesTable, LedgerEntryType } from './ledger.table.js';
@@ -36,15 +35,11 @@ export interface NewLedgerEntry {
 }
 
 /** Appends an entry in the caller's transaction. Entries are never updated or deleted. */
-export async function appendEntry(
-  trx: DbOrTrx,
-  clock: Clock,
-  tenant: Tenant,
-  entry: NewLedgerEntry,
-): Promise<void> {
-  const now = clock.now().toISOString();
+export async function appendEntry(trx: DbOrTrx, tenant: Tenant, entry: NewLedgerEntry): Promise<void> {
+  const at = tenant.clock.now();
+  const now = at.toISOString();
   await repo.insert(trx, {
-    id: newId('ledgerEntry'),
+    id: newId('ledgerEntry', at),
     workspace_id: tenant.workspaceId,
     mode: tenant.mode,
     type: entry.type,
@@ -61,7 +56,7 @@ export async function appendEntry(
 
 export async function listLedger(
   ctx: AppContext,
-  tenant: Tenant,
+  tenant: TenantRef,
   query: LedgerListQuery,
   scope: repo.LedgerScope = {},
 ): Promise<Page<LedgerEntry>> {
@@ -76,10 +71,10 @@ export async function listLedger(
 
 export async function listCustomerLedger(
   ctx: AppContext,
-  tenant: Tenant,
+  tenant: TenantRef,
   customerId: string,
   query: LedgerListQuery,
 ) {
-  await getCustomerRow(ctx, tenant, customerId);
+  await getCustomerRow(ctx.db, tenant, customerId);
   return listLedger(ctx, tenant, query, { customerId });
 }

@@ -1,15 +1,7 @@
-import type { Mode } from '../api-keys/api-keys.table.js';
+import type { Mode } from '../../lib/tenant.js';
+import type { LEDGER_ENTRY_TYPES } from './ledger.schemas.js';
 
-export type LedgerEntryType =
-  | 'plan.charged'
-  | 'plan.adjusted'
-  | 'payment.recorded'
-  | 'obligation.created'
-  | 'obligation.paid'
-  | 'collection.succeeded'
-  | 'collection.failed'
-  | 'mandate.activated'
-  | 'mandate.revoked';
+export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 
 /** Append-only: rows are inserted, never updated or deleted. */
 export interface LedgerEntriesTable {
@@ -27,4 +19,10 @@ export interface LedgerEntriesTable {
   /** JSON object of related ids, e.g. `{"paymentId":"pay_..."}`. */
   refs: string;
   created_at: string;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    ledger_entries: LedgerEntriesTable;
+  }
 }

@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
-import type { Tenant } from '../tenant.js';
+import type { TenantRef } from '../../lib/tenant.js';
 import type { PaymentListQuery } from './payments.schemas.js';
 import type { PaymentsTable } from './payments.table.js';
 
@@ -8,7 +8,7 @@ export function insert(db: DbOrTrx, row: PaymentsTable) {
   return db.insertInto('payments').values(row).execute();
 }
 
-export function findById(db: DbOrTrx, tenant: Tenant, id: string) {
+export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
   return db
     .selectFrom('payments')
     .selectAll()
@@ -17,7 +17,7 @@ export function findById(db: DbOrTrx, tenant: Tenant, id: string) {
     .executeTakeFirst();
 }
 
-export function findByReference(db: DbOrTrx, tenant: Tenant, reference: string) {
+export function findByReference(db: DbOrTrx, tenant: TenantRef, reference: string) {
   return db
     .selectFrom('payments')
     .select('id')
@@ -26,9 +26,21 @@ export function findByReference(db: DbOrTrx, tenant: Tenant, reference: string) 
     .executeTakeFirst();
 }
 
+/** Marks a recorded payment reversed; no row when it is missing or already reversed. */
+export function markReversed(db: DbOrTrx, tenant: TenantRef, id: string, at: string, reason: string | null) {
+  return db
+    .updateTable('payments')
+    .set({ status: 'reversed', reversed_at: at, reversal_reason: reason })
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .where('status', '=', 'recorded')
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export function list(
   db: DbOrTrx,
-  tenant: Tenant,
+  tenant: TenantRef,
   query: PaymentListQuery & { limit: number },
   afterId: string | undefined,
 ) {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { requireAuth } from '../../http/auth.js';
 import { IdParams, ListOf, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
-import { Payment, PaymentCreate, PaymentListQuery } from './payments.schemas.js';
+import { Payment, PaymentCreate, PaymentListQuery, PaymentReverse } from './payments.schemas.js';
 import * as service from './payments.service.js';
 
 const tags = ['Payments'];
@@ -44,5 +44,24 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/payments/:id',
     { schema: { tags, summary: 'Get a payment', params: IdParams, response: responses(200, Payment) } },
     async (request) => ok(request, await service.getPayment(ctx, requireAuth(request), request.params.id)),
+  );
+
+  app.post(
+    '/payments/:id/reverse',
+    {
+      schema: {
+        tags,
+        summary: 'Reverse a payment',
+        description:
+          'Corrects a recorded payment, which is never edited: the payment becomes reversed, its amount goes back ' +
+          'on the plan balance (a completed plan is active again) and a payment.reversed ledger entry is appended. ' +
+          'Reversing a reversed payment is 409 invalid_state.',
+        params: IdParams,
+        body: PaymentReverse,
+        response: responses(200, Payment),
+      },
+    },
+    async (request) =>
+      ok(request, await service.reversePayment(ctx, requireAuth(request), request.params.id, request.body)),
   );
 };

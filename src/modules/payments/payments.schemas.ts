@@ -47,14 +47,30 @@ export const Payment = Type.Object({
   amount: Type.Integer(),
   currency: Type.String(),
   method: PaymentMethod,
-  status: Type.Literal('recorded'),
+  status: Type.Enum(['recorded', 'reversed'], {
+    description: 'recorded, or reversed by POST /payments/{id}/reverse (the plan balance went back up)',
+  }),
   paidAt: Instant,
   reference: Nullable(Type.String()),
-  source: Type.String({ description: 'api for payments recorded through the API' }),
+  source: Type.Enum(['api', 'provider'], {
+    description: 'api: recorded through the API; provider: collected or reported by a payment provider',
+  }),
   metadata: Metadata,
   createdAt: Instant,
+  reversedAt: Nullable(Instant),
+  reversalReason: Nullable(Type.String()),
 });
 export type Payment = Static<typeof Payment>;
+
+export const PaymentReverse = Type.Object(
+  {
+    reason: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, description: 'Why the payment is reversed' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PaymentReverse = Static<typeof PaymentReverse>;
 
 export const PaymentListQuery = Type.Object(
   {

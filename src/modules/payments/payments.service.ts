@@ -1,18 +1,26 @@
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import type { Trx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { recordEvent } from '../../events/outbox.js';
 import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { instantRange, toInstant } from '../../lib/instant.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
-import { recordEvent } from '../events/events.service.js';
-import { appendEntry } from '../ledger/ledger.service.js';
-import type { Tenant } from '../tenant.js';
-import * as tracksRepo from '../tracks/tracks.repository.js';
-import { getTrackRow, toApi as trackToApi } from '../tracks/tracks.service.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { applyBalanceChange } from '../tracks/tracks.balance.js';
+import { getTrackRow } from '../tracks/tracks.service.js';
+import type { TracksTable } from '../tracks/tracks.table.js';
 import * as repo from './payments.repository.js';
-import type { Payment, PaymentCreate, PaymentListQuery, TrackPaymentListQuery } from './payments.schemas.js';
-import type { PaymentsTable } from './payments.table.js';
+import type {
+  Payment,
+  PaymentCreate,
+  PaymentListQuery,
+  PaymentReverse,
+  TrackPaymentListQuery,
+} from './payments.schemas.js';
+import type { PaymentSource, PaymentsTable } from './payments.table.js';
 
 /** Clocks drift; a payment a few minutes "ahead" is still accepted. */
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -31,77 +39,109 @@ export function toApi(row: PaymentsTable): Payment {
     source: row.source,
     metadata: parseMetadata(row.metadata),
     createdAt: row.created_at,
+    reversedAt: row.reversed_at,
+    reversalReason: row.reversal_reason,
   };
 }
 
 const duplicateReference = () =>
   fieldError({ reference: 'is already used by another payment in this workspace' });
 
+export interface NewPayment {
+  trackId: string;
+  amount: number;
+  method: Payment['method'];
+  /** Stored form (`toInstant`). */
+  paidAt: string;
+  reference: string | null;
+  source: PaymentSource;
+  metadata: Record<string, string> | undefined;
+}
+
+/** An ordinary "no" is a value: the caller decides whether it ends its transaction. */
+export type PaymentOutcome =
+  | { ok: true; payment: Payment; track: TracksTable }
+  | { ok: false; refusal: AppError };
+
 /**
- * Records a payment: the balance drops in one atomic statement, then the payment, its ledger entry and
- * its events are written in the same transaction. Exact under any number of concurrent payments.
+ * Records a payment inside the caller's transaction: the plan's balance drops through the money core, then
+ * the payment row and its event are written. Every way money comes in (the API, collection attempts, provider
+ * notifications) goes through here.
  */
+export async function applyPayment(trx: Trx, tenant: Tenant, input: NewPayment): Promise<PaymentOutcome> {
+  if (input.reference && (await repo.findByReference(trx, tenant, input.reference))) {
+    return { ok: false, refusal: duplicateReference() };
+  }
+  const at = tenant.clock.now();
+  const id = newId('payment', at);
+  const outcome = await applyBalanceChange(trx, tenant, {
+    trackId: input.trackId,
+    amountDelta: 0,
+    paidDelta: input.amount,
+    from: ['active'],
+    entry: { type: 'payment.recorded', occurredAt: input.paidAt, refs: { paymentId: id } },
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'not_found')
+      return { ok: false, refusal: notFound('track', input.trackId, 'trackId') };
+    const { track } = outcome;
+    if (outcome.reason === 'invalid_state') {
+      return { ok: false, refusal: invalidState('track', track.status, 'record_payment') };
+    }
+    return {
+      ok: false,
+      refusal: new AppError(
+        'amount_exceeds_balance',
+        `The payment of ${input.amount} is more than the plan's remaining balance of ${track.balance}.`,
+        { balance: track.balance, amount: input.amount, currency: track.currency },
+      ),
+    };
+  }
+  const { track } = outcome;
+  const row: PaymentsTable = {
+    id,
+    workspace_id: tenant.workspaceId,
+    mode: tenant.mode,
+    track_id: track.id,
+    customer_id: track.customer_id,
+    amount: input.amount,
+    currency: track.currency,
+    method: input.method,
+    status: 'recorded',
+    paid_at: input.paidAt,
+    reference: input.reference,
+    source: input.source,
+    metadata: stringifyMetadata(input.metadata),
+    created_at: at.toISOString(),
+    reversed_at: null,
+    reversal_reason: null,
+  };
+  await repo.insert(trx, row);
+  const payment = toApi(row);
+  await recordEvent(trx, tenant, 'payment.recorded', payment);
+  return { ok: true, payment, track };
+}
+
+/** `POST /payments`: one payment, in its own unit of work. Exact under any number of concurrent payments. */
 export async function recordPayment(ctx: AppContext, tenant: Tenant, input: PaymentCreate): Promise<Payment> {
-  const now = ctx.clock.now();
+  const now = tenant.clock.now();
   const paidAt = input.paidAt ? toInstant(input.paidAt, 'paidAt') : now.toISOString();
   if (new Date(paidAt).getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
     throw fieldError({ paidAt: 'must not be in the future' });
   }
   try {
-    return await ctx.db.transaction().execute(async (trx) => {
-      if (input.reference && (await repo.findByReference(trx, tenant, input.reference)))
-        throw duplicateReference();
-
-      const track = await tracksRepo.applyPayment(
-        trx,
-        tenant,
-        input.trackId,
-        input.amount,
-        now.toISOString(),
-      );
-      if (!track) {
-        const current = await getTrackRow(trx, tenant, input.trackId, 'trackId');
-        if (current.status !== 'active') throw invalidState('track', current.status, 'record_payment');
-        throw new AppError(
-          'amount_exceeds_balance',
-          `The payment of ${input.amount} is more than the plan's remaining balance of ${current.balance}.`,
-          { balance: current.balance, amount: input.amount, currency: current.currency },
-        );
-      }
-
-      const row: PaymentsTable = {
-        id: newId('payment'),
-        workspace_id: tenant.workspaceId,
-        mode: tenant.mode,
-        track_id: track.id,
-        customer_id: track.customer_id,
+    return await inTransaction(ctx, async (trx) => {
+      const outcome = await applyPayment(trx, tenant, {
+        trackId: input.trackId,
         amount: input.amount,
-        currency: track.currency,
         method: input.method ?? 'other',
-        status: 'recorded',
-        paid_at: paidAt,
+        paidAt,
         reference: input.reference ?? null,
         source: 'api',
-        metadata: stringifyMetadata(input.metadata),
-        created_at: now.toISOString(),
-      };
-      await repo.insert(trx, row);
-      await appendEntry(trx, ctx.clock, tenant, {
-        type: 'payment.recorded',
-        trackId: track.id,
-        customerId: track.customer_id,
-        amount: -input.amount,
-        balanceAfter: track.balance,
-        currency: track.currency,
-        occurredAt: paidAt,
-        refs: { paymentId: row.id },
+        metadata: input.metadata,
       });
-      const payment = toApi(row);
-      await recordEvent(trx, ctx.clock, tenant, 'payment.recorded', payment);
-      if (track.status === 'completed') {
-        await recordEvent(trx, ctx.clock, tenant, 'track.completed', trackToApi(track));
-      }
-      return payment;
+      if (!outcome.ok) throw outcome.refusal;
+      return outcome.payment;
     });
   } catch (error) {
     // Two requests with the same new reference at once: the unique index lets one through.
@@ -110,7 +150,44 @@ export async function recordPayment(ctx: AppContext, tenant: Tenant, input: Paym
   }
 }
 
-export async function getPayment(ctx: AppContext, tenant: Tenant, id: string): Promise<Payment> {
+/**
+ * Corrects a recorded payment: it becomes `reversed` and its amount goes back on the plan's balance through
+ * the money core (a completed plan is active again), with a `payment.reversed` ledger entry and event.
+ */
+export async function reversePayment(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+  input: PaymentReverse,
+): Promise<Payment> {
+  return inTransaction(ctx, async (trx) => {
+    const reversed = await repo.markReversed(
+      trx,
+      tenant,
+      id,
+      tenant.clock.now().toISOString(),
+      input.reason ?? null,
+    );
+    if (!reversed) {
+      const current = await repo.findById(trx, tenant, id);
+      if (!current) throw notFound('payment', id);
+      throw invalidState('payment', current.status, 'reverse');
+    }
+    const outcome = await applyBalanceChange(trx, tenant, {
+      trackId: reversed.track_id,
+      amountDelta: 0,
+      paidDelta: -reversed.amount,
+      from: ['active', 'completed', 'archived'],
+      entry: { type: 'payment.reversed', refs: { paymentId: reversed.id } },
+    });
+    if (!outcome.ok) throw new Error(`reversing payment ${id}: the plan refused (${outcome.reason})`);
+    const payment = toApi(reversed);
+    await recordEvent(trx, tenant, 'payment.reversed', payment);
+    return payment;
+  });
+}
+
+export async function getPayment(ctx: AppContext, tenant: TenantRef, id: string): Promise<Payment> {
   const row = await repo.findById(ctx.db, tenant, id);
   if (!row) throw notFound('payment', id);
   return toApi(row);
@@ -118,7 +195,7 @@ export async function getPayment(ctx: AppContext, tenant: Tenant, id: string): P
 
 export async function listPayments(
   ctx: AppContext,
-  tenant: Tenant,
+  tenant: TenantRef,
   query: PaymentListQuery,
 ): Promise<Page<Payment>> {
   const range = instantRange(query);
@@ -132,7 +209,7 @@ export async function listPayments(
 
 export async function listTrackPayments(
   ctx: AppContext,
-  tenant: Tenant,
+  tenant: TenantRef,
   trackId: string,
   query: TrackPaymentListQuery,
 ): Promise<Page<Payment>> {

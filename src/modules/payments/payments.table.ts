@@ -1,4 +1,9 @@
-import type { Mode } from '../api-keys/api-keys.table.js';
+import type { Mode } from '../../lib/tenant.js';
+
+export type PaymentStatus = 'recorded' | 'reversed';
+
+/** Where a payment came from: recorded through the API, or reported by a payment provider. */
+export type PaymentSource = 'api' | 'provider';
 
 export interface PaymentsTable {
   id: string;
@@ -9,11 +14,18 @@ export interface PaymentsTable {
   amount: number;
   currency: string;
   method: string;
-  status: 'recorded';
+  status: PaymentStatus;
   paid_at: string;
   reference: string | null;
-  /** Where the payment came from: `api` for recorded by an integrator, later `collection` for attempts. */
-  source: string;
+  source: PaymentSource;
   metadata: string;
   created_at: string;
+  reversed_at: string | null;
+  reversal_reason: string | null;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    payments: PaymentsTable;
+  }
 }

@@ -1,4 +1,4 @@
-import type { Mode } from '../api-keys/api-keys.table.js';
+import type { Mode } from '../../lib/tenant.js';
 
 export type TrackStatus = 'active' | 'completed' | 'archived';
 
@@ -20,4 +20,10 @@ export interface TracksTable {
   created_at: string;
   updated_at: string;
   archived_at: string | null;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    tracks: TracksTable;
+  }
 }

@@ -1,15 +1,19 @@
 import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
-import type { Tenant } from '../tenant.js';
+import type { TenantRef } from '../../lib/tenant.js';
 import type { WebhookDeliveryListQuery, WebhookEndpointListQuery } from './webhooks.schemas.js';
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhooks.table.js';
+import type {
+  WebhookDeliveriesTable,
+  WebhookEndpointStatus,
+  WebhookEndpointsTable,
+} from './webhooks.table.js';
 
 export function insertEndpoint(db: DbOrTrx, row: WebhookEndpointsTable) {
   return db.insertInto('webhook_endpoints').values(row).execute();
 }
 
-export function findEndpoint(db: DbOrTrx, tenant: Tenant, id: string) {
+export function findEndpoint(db: DbOrTrx, tenant: TenantRef, id: string) {
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -19,7 +23,7 @@ export function findEndpoint(db: DbOrTrx, tenant: Tenant, id: string) {
 }
 
 /** The endpoint with its row locked until the transaction ends (PostgreSQL), for state changes. */
-export function findEndpointForUpdate(trx: DbOrTrx, dialect: DialectName, tenant: Tenant, id: string) {
+export function findEndpointForUpdate(trx: DbOrTrx, dialect: DialectName, tenant: TenantRef, id: string) {
   return forUpdate(
     dialect,
     trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where(inTenant(tenant)),
@@ -31,25 +35,23 @@ export function findEndpointById(db: DbOrTrx, id: string) {
   return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Changes the endpoint, only while its status is still `from` when given; no row otherwise. */
 export function updateEndpoint(
   db: DbOrTrx,
-  tenant: Tenant,
+  tenant: TenantRef,
   id: string,
   changes: Partial<WebhookEndpointsTable>,
+  from?: WebhookEndpointStatus,
 ) {
-  return db
-    .updateTable('webhook_endpoints')
-    .set(changes)
-    .where('id', '=', id)
-    .where(inTenant(tenant))
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  let q = db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).where(inTenant(tenant));
+  if (from) q = q.where('status', '=', from);
+  return q.returningAll().executeTakeFirst();
 }
 
 /** Newest first; fetches `limit + 1` rows so the caller can tell whether more follow. */
 export function listEndpoints(
   db: DbOrTrx,
-  tenant: Tenant,
+  tenant: TenantRef,
   query: WebhookEndpointListQuery & { limit: number },
   afterId: string | undefined,
 ) {
@@ -58,18 +60,18 @@ export function listEndpoints(
   return q.$call(newestFirst(afterId, query.limit)).execute();
 }
 
-/** Enabled endpoints of the event's workspace and mode; the caller filters by subscribed type. */
-export function enabledEndpoints(db: DbOrTrx, tenant: Tenant, onlyId?: string) {
-  let q = db
+/** Enabled endpoints of these workspaces, both modes: the relay matches them to events. */
+export function enabledEndpointsOf(db: DbOrTrx, workspaceIds: readonly string[]) {
+  return db
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .where(inTenant(tenant))
-    .where('status', '=', 'enabled');
-  if (onlyId) q = q.where('id', '=', onlyId);
-  return q.orderBy('id').execute();
+    .where('workspace_id', 'in', workspaceIds)
+    .where('status', '=', 'enabled')
+    .orderBy('id')
+    .execute();
 }
 
-export async function countEnabledEndpoints(db: DbOrTrx, tenant: Tenant): Promise<number> {
+export async function countEnabledEndpoints(db: DbOrTrx, tenant: TenantRef): Promise<number> {
   const row = await db
     .selectFrom('webhook_endpoints')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -79,30 +81,17 @@ export async function countEnabledEndpoints(db: DbOrTrx, tenant: Tenant): Promis
   return Number(row.n);
 }
 
-/** Whether any endpoint of the tenant would receive events at all. */
-export async function hasEnabledEndpoint(db: DbOrTrx, tenant: Tenant): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_endpoints')
-    .select('id')
-    .where(inTenant(tenant))
-    .where('status', '=', 'enabled')
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export function findEvent(db: DbOrTrx, id: string) {
-  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export function insertDelivery(db: DbOrTrx, row: WebhookDeliveriesTable) {
-  return db.insertInto('webhook_deliveries').values(row).execute();
+export function insertDeliveries(db: DbOrTrx, rows: readonly WebhookDeliveriesTable[]) {
+  return db
+    .insertInto('webhook_deliveries')
+    .values([...rows])
+    .execute();
 }
 
 /** Attempts of one endpoint, newest first, `limit + 1` rows. */
 export function listDeliveries(
   db: DbOrTrx,
-  tenant: Tenant,
+  tenant: TenantRef,
   endpointId: string,
   query: WebhookDeliveryListQuery & { limit: number },
   afterId: string | undefined,

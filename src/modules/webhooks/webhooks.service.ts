@@ -1,14 +1,16 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { eventToApi, recordEvent } from '../../events/outbox.js';
+import { enqueue } from '../../jobs/queue.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { limitReached, planById } from '../account/plans.js';
-import { EVENT_TYPES, eventToApi, recordEvent } from '../events/events.service.js';
-import type { Tenant } from '../tenant.js';
 import { lockWorkspace } from '../workspaces/workspaces.service.js';
 import { generateSecret } from './signing.js';
-import { checkWebhookUrl } from './url-guard.js';
+import { deliverWebhookJob } from './webhooks.job.js';
 import * as repo from './webhooks.repository.js';
 import type {
   Event,
@@ -63,19 +65,19 @@ export function subscribes(eventTypes: readonly string[], type: string): boolean
 }
 
 /** Known types only, without repeats; `*` anywhere means all. */
-function normaliseEventTypes(input: readonly string[] | undefined): string {
+function normaliseEventTypes(known: readonly string[], input: readonly string[] | undefined): string {
   const types = [...new Set(input ?? [ALL_TYPES])];
-  const unknown = types.filter((t) => t !== ALL_TYPES && !(EVENT_TYPES as readonly string[]).includes(t));
+  const unknown = types.filter((t) => t !== ALL_TYPES && !known.includes(t));
   if (unknown.length > 0) {
     throw fieldError({
-      eventTypes: `unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `'${t}'`).join(', ')}; use "*" or any of: ${EVENT_TYPES.join(', ')}`,
+      eventTypes: `unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.map((t) => `'${t}'`).join(', ')}; use "*" or any of: ${known.join(', ')}`,
     });
   }
   return JSON.stringify(types.includes(ALL_TYPES) ? [ALL_TYPES] : types);
 }
 
 /** The plan's limit of enabled endpoints, per workspace and mode, checked under the workspace lock. */
-async function assertRoomForEndpoint(trx: DbOrTrx, ctx: AppContext, tenant: Tenant, action: string) {
+async function assertRoomForEndpoint(trx: DbOrTrx, ctx: AppContext, tenant: TenantRef, action: string) {
   const workspace = await lockWorkspace(trx, ctx.dialect, tenant.workspaceId);
   const limit = planById(workspace?.subscription_plan ?? '').limits.webhookEndpoints;
   if ((await repo.countEnabledEndpoints(trx, tenant)) >= limit) {
@@ -84,7 +86,7 @@ async function assertRoomForEndpoint(trx: DbOrTrx, ctx: AppContext, tenant: Tena
 }
 
 async function assertUrlAllowed(ctx: AppContext, url: string): Promise<void> {
-  const check = await checkWebhookUrl(url, { allowPrivate: ctx.config.webhookAllowPrivate });
+  const check = await ctx.ports.http.checkUrl(url);
   if (!check.ok) throw fieldError({ url: check.message });
 }
 
@@ -93,42 +95,44 @@ export async function createEndpoint(
   tenant: Tenant,
   input: WebhookEndpointCreate,
 ): Promise<WebhookEndpointWithSecret> {
-  const eventTypes = normaliseEventTypes(input.eventTypes);
+  const eventTypes = normaliseEventTypes(ctx.registry.eventTypes, input.eventTypes);
   await assertUrlAllowed(ctx, input.url);
-  const now = ctx.clock.now().toISOString();
-  const row: WebhookEndpointsTable = {
-    id: newId('webhookEndpoint'),
-    workspace_id: tenant.workspaceId,
-    mode: tenant.mode,
-    url: input.url,
-    description: input.description ?? null,
-    event_types: eventTypes,
-    secret: generateSecret(),
-    status: 'enabled',
-    created_at: now,
-    updated_at: now,
-    disabled_at: null,
-  };
-  await ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx, async (trx) => {
     await assertRoomForEndpoint(trx, ctx, tenant, 'create_webhook_endpoint');
+    const at = tenant.clock.now();
+    const now = at.toISOString();
+    const row: WebhookEndpointsTable = {
+      id: newId('webhookEndpoint', at),
+      workspace_id: tenant.workspaceId,
+      mode: tenant.mode,
+      url: input.url,
+      description: input.description ?? null,
+      event_types: eventTypes,
+      secret: generateSecret(),
+      status: 'enabled',
+      created_at: now,
+      updated_at: now,
+      disabled_at: null,
+      enabled_at: now,
+    };
     await repo.insertEndpoint(trx, row);
+    return { ...toApi(row), secret: row.secret };
   });
-  return { ...toApi(row), secret: row.secret };
 }
 
-async function getEndpointRow(ctx: AppContext, tenant: Tenant, id: string) {
-  const row = await repo.findEndpoint(ctx.db, tenant, id);
+async function getEndpointRow(db: DbOrTrx, tenant: TenantRef, id: string) {
+  const row = await repo.findEndpoint(db, tenant, id);
   if (!row) throw notFound('webhook endpoint', id);
   return row;
 }
 
-export async function getEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<WebhookEndpoint> {
-  return toApi(await getEndpointRow(ctx, tenant, id));
+export async function getEndpoint(ctx: AppContext, tenant: TenantRef, id: string): Promise<WebhookEndpoint> {
+  return toApi(await getEndpointRow(ctx.db, tenant, id));
 }
 
 export async function listEndpoints(
   ctx: AppContext,
-  tenant: Tenant,
+  tenant: TenantRef,
   query: WebhookEndpointListQuery,
 ): Promise<Page<WebhookEndpoint>> {
   return paginate(
@@ -145,63 +149,82 @@ export async function updateEndpoint(
   id: string,
   input: WebhookEndpointUpdate,
 ): Promise<WebhookEndpoint> {
-  const eventTypes = input.eventTypes !== undefined ? normaliseEventTypes(input.eventTypes) : undefined;
-  const current = await getEndpointRow(ctx, tenant, id);
-  const reEnabling = input.status === 'enabled' && current.status === 'disabled';
+  const eventTypes =
+    input.eventTypes !== undefined
+      ? normaliseEventTypes(ctx.registry.eventTypes, input.eventTypes)
+      : undefined;
+  const current = await getEndpointRow(ctx.db, tenant, id);
   // A re-enabled endpoint is checked again: its host may resolve somewhere else by now.
-  if (input.url !== undefined || reEnabling) await assertUrlAllowed(ctx, input.url ?? current.url);
-  return ctx.db.transaction().execute(async (trx) => {
+  if (input.url !== undefined || (input.status === 'enabled' && current.status === 'disabled')) {
+    await assertUrlAllowed(ctx, input.url ?? current.url);
+  }
+  return inTransaction(ctx, async (trx) => {
     const latest = await repo.findEndpointForUpdate(trx, ctx.dialect, tenant, id);
     if (!latest) throw notFound('webhook endpoint', id);
-    if (input.status === 'enabled' && latest.status === 'disabled') {
-      await assertRoomForEndpoint(trx, ctx, tenant, 'enable_webhook_endpoint');
-    }
-    const now = ctx.clock.now().toISOString();
+    const enabling = input.status === 'enabled' && latest.status === 'disabled';
+    if (enabling) await assertRoomForEndpoint(trx, ctx, tenant, 'enable_webhook_endpoint');
+    const now = tenant.clock.now().toISOString();
     const statusChange =
       input.status === undefined || input.status === latest.status
         ? {}
-        : { status: input.status, disabled_at: input.status === 'disabled' ? now : null };
-    const row = await repo.updateEndpoint(trx, tenant, id, {
-      ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(eventTypes !== undefined ? { event_types: eventTypes } : {}),
-      ...statusChange,
-      updated_at: now,
-    });
+        : enabling
+          ? { status: 'enabled' as const, disabled_at: null, enabled_at: now }
+          : { status: 'disabled' as const, disabled_at: now, enabled_at: null };
+    const row = await repo.updateEndpoint(
+      trx,
+      tenant,
+      id,
+      {
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(eventTypes !== undefined ? { event_types: eventTypes } : {}),
+        ...statusChange,
+        updated_at: now,
+      },
+      latest.status,
+    );
+    if (!row) throw notFound('webhook endpoint', id);
     return toApi(row);
   });
 }
 
 export async function disableEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<WebhookEndpoint> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const current = await repo.findEndpointForUpdate(trx, ctx.dialect, tenant, id);
-    if (!current) throw notFound('webhook endpoint', id);
-    if (current.status === 'disabled') throw invalidState('webhook endpoint', current.status, 'disable');
-    const now = ctx.clock.now().toISOString();
-    return toApi(
-      await repo.updateEndpoint(trx, tenant, id, { status: 'disabled', disabled_at: now, updated_at: now }),
+  return inTransaction(ctx, async (trx) => {
+    const now = tenant.clock.now().toISOString();
+    const row = await repo.updateEndpoint(
+      trx,
+      tenant,
+      id,
+      { status: 'disabled', disabled_at: now, enabled_at: null, updated_at: now },
+      'enabled',
     );
+    if (!row) {
+      const current = await getEndpointRow(trx, tenant, id);
+      throw invalidState('webhook endpoint', current.status, 'disable');
+    }
+    return toApi(row);
   });
 }
 
-/** Queues a `webhook.test` event for this endpoint alone. */
+/** Queues a `webhook.test` event for this endpoint alone: its delivery job is added here, not by the relay. */
 export async function sendTestEvent(ctx: AppContext, tenant: Tenant, id: string): Promise<Event> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx, async (trx) => {
     const current = await repo.findEndpointForUpdate(trx, ctx.dialect, tenant, id);
     if (!current) throw notFound('webhook endpoint', id);
     if (current.status === 'disabled') throw invalidState('webhook endpoint', current.status, 'send_test');
-    const event = await recordEvent(trx, ctx.clock, tenant, 'webhook.test', toApi(current), current.id);
+    const event = await recordEvent(trx, tenant, 'webhook.test', toApi(current));
+    await enqueue(trx, ctx.clock, deliverWebhookJob, { eventId: event.id, endpointId: current.id });
     return eventToApi(event);
   });
 }
 
 export async function listDeliveries(
   ctx: AppContext,
-  tenant: Tenant,
+  tenant: TenantRef,
   endpointId: string,
   query: WebhookDeliveryListQuery,
 ): Promise<Page<WebhookDelivery>> {
-  await getEndpointRow(ctx, tenant, endpointId);
+  await getEndpointRow(ctx.db, tenant, endpointId);
   return paginate(
     query,
     'webhookDelivery',

@@ -1,4 +1,4 @@
-import type { Mode } from '../api-keys/api-keys.table.js';
+import type { Mode } from '../../lib/tenant.js';
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 
@@ -16,6 +16,8 @@ export interface WebhookEndpointsTable {
   created_at: string;
   updated_at: string;
   disabled_at: string | null;
+  /** When it was last enabled: it receives the events created from then on. */
+  enabled_at: string | null;
 }
 
 /** One row per delivery attempt. */
@@ -34,4 +36,11 @@ export interface WebhookDeliveriesTable {
   attempted_at: string;
   /** When the next attempt is due, or null when this was the last one. */
   next_attempt_at: string | null;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    webhook_endpoints: WebhookEndpointsTable;
+    webhook_deliveries: WebhookDeliveriesTable;
+  }
 }

@@ -35,9 +35,10 @@ export function workspaceProblems(input: WorkspaceInput): Record<string, string>
 }
 
 export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInput): Promise<WorkspacesTable> {
-  const now = clock.now().toISOString();
+  const at = clock.now();
+  const now = at.toISOString();
   const row: WorkspacesTable = {
-    id: newId('workspace'),
+    id: newId('workspace', at),
     name: input.name.trim(),
     default_currency: input.currency ?? 'USD',
     timezone: input.timezone ?? 'UTC',

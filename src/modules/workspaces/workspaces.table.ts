@@ -7,3 +7,9 @@ export interface WorkspacesTable {
   created_at: string;
   updated_at: string;
 }
+
+declare module '../../db/schema.js' {
+  interface Database {
+    workspaces: WorkspacesTable;
+  }
+}

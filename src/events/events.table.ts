@@ -1,4 +1,4 @@
-import type { Mode } from '../api-keys/api-keys.table.js';
+import type { Mode } from '../lib/tenant.js';
 
 /** The outbox: written in the same transaction as the change that causes the event. */
 export interface EventsTable {
@@ -9,4 +9,12 @@ export interface EventsTable {
   /** JSON of the object the event is about. */
   data: string;
   created_at: string;
+  /** When the relay handed the event to its subscribers; null until then. */
+  dispatched_at: string | null;
+}
+
+declare module '../db/schema.js' {
+  interface Database {
+    events: EventsTable;
+  }
 }

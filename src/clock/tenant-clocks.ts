@@ -1,0 +1,84 @@
+import type { Db, DbOrTrx } from '../db/schema.js';
+import type { SweepScope } from '../jobs/sweeps.js';
+import { type Clock, offsetClock } from '../lib/clock.js';
+import type { Mode, Tenant, TenantRef } from '../lib/tenant.js';
+
+/**
+ * A tenant's clock: live mode runs on the app's clock (system time), test mode on the workspace's test clock,
+ * the app's clock plus the offset the workspace moved it by.
+ */
+export function tenantClock(base: Clock, mode: Mode, testOffsetMs: number | null | undefined): Clock {
+  return mode === 'live' ? base : offsetClock(base, testOffsetMs ?? 0);
+}
+
+export async function testClockOffset(db: DbOrTrx, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('test_clocks')
+    .select('offset_ms')
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  return row ? Number(row.offset_ms) : 0;
+}
+
+/** The tenant with its clock, for work that starts from stored rows rather than from a request's key. */
+export async function loadTenant(db: DbOrTrx, base: Clock, ref: TenantRef): Promise<Tenant> {
+  const offset = ref.mode === 'test' ? await testClockOffset(db, ref.workspaceId) : 0;
+  return { workspaceId: ref.workspaceId, mode: ref.mode, clock: tenantClock(base, ref.mode, offset) };
+}
+
+/**
+ * Moves a workspace's test clock from offset `from` to `to`, only if it still is at `from` (two advances at
+ * once: one wins, the other sees the clock moved). Returns whether it moved.
+ */
+export async function moveTestClock(
+  trx: DbOrTrx,
+  workspaceId: string,
+  from: number,
+  to: number,
+  now: string,
+): Promise<boolean> {
+  if (from === 0) {
+    const inserted = await trx
+      .insertInto('test_clocks')
+      .values({ workspace_id: workspaceId, offset_ms: to, updated_at: now })
+      .onConflict((oc) =>
+        oc
+          .column('workspace_id')
+          .doUpdateSet({ offset_ms: to, updated_at: now })
+          .where('test_clocks.offset_ms', '=', 0),
+      )
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+  const updated = await trx
+    .updateTable('test_clocks')
+    .set({ offset_ms: to, updated_at: now })
+    .where('workspace_id', '=', workspaceId)
+    .where('offset_ms', '=', from)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/**
+ * The scopes a sweep covers at `base`'s time: all live tenants, the test tenants still on real time, and each
+ * moved test clock on its own time.
+ */
+export async function sweepScopes(db: Db, base: Clock): Promise<SweepScope[]> {
+  const now = base.now();
+  const moved = await db
+    .selectFrom('test_clocks')
+    .select(['workspace_id', 'offset_ms'])
+    .where('offset_ms', '<>', 0)
+    .execute();
+  return [
+    { mode: 'live', now },
+    { mode: 'test', now, exceptWorkspaceIds: moved.map((row) => row.workspace_id) },
+    ...moved.map(
+      (row): SweepScope => ({
+        mode: 'test',
+        workspaceId: row.workspace_id,
+        now: new Date(now.getTime() + Number(row.offset_ms)),
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,37 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Db, Trx } from './schema.js';
+
+/**
+ * Work a request wants done in the same transaction as its change, just before it commits: the HTTP layer
+ * stores the idempotent response there, so a key holds either nothing or the whole response.
+ */
+export interface CommitHook {
+  beforeCommit(trx: Trx, result: unknown): Promise<void>;
+}
+
+const commitHooks = new AsyncLocalStorage<CommitHook>();
+
+/** Runs `work` (a request's handler) with `hook` on the first unit of work it opens. */
+export function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>): Promise<T> {
+  return commitHooks.run(hook, work);
+}
+
+/** Runs `work` outside the request's commit hook: background work a request runs before its own change. */
+export function withoutCommitHook<T>(work: () => Promise<T>): Promise<T> {
+  return commitHooks.exit(work);
+}
+
+/**
+ * The one way services open a transaction. Everything inside uses `trx`, never the root handle (on SQLite
+ * that would wait on the connection the transaction holds). The result of a request's first unit of work is
+ * its response: the request's commit hook, if any, runs with it before the commit.
+ */
+export function inTransaction<T>(ctx: { db: Db }, work: (trx: Trx) => Promise<T>): Promise<T> {
+  const hook = commitHooks.getStore();
+  if (!hook) return ctx.db.transaction().execute(work);
+  return ctx.db.transaction().execute(async (trx) => {
+    const result = await commitHooks.exit(() => work(trx));
+    await hook.beforeCommit(trx, result);
+    return result;
+  });
+}

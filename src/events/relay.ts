@@ -1,0 +1,50 @@
+import type { AppContext } from '../context.js';
+import { forUpdateSkipLocked } from '../db/dialect.js';
+import type { Trx } from '../db/schema.js';
+import { inTransaction } from '../db/unit-of-work.js';
+import type { EventsTable } from './events.table.js';
+
+/** Something that acts on events: webhooks, later reminders or reports. Listed in module manifests. */
+export interface EventSubscriber {
+  name: string;
+  /**
+   * Runs in the relay's transaction for each batch of new events, oldest first; what it writes (jobs, say)
+   * commits together with the events being marked dispatched, so each event reaches it once.
+   */
+  handle(trx: Trx, ctx: AppContext, events: readonly EventsTable[]): Promise<void>;
+}
+
+const DEFAULT_BATCH = 200;
+
+/**
+ * Hands the oldest undispatched events to every subscriber and marks them dispatched, in one transaction;
+ * returns how many it handed on. Several workers can relay at once on PostgreSQL (they skip each other's rows).
+ */
+export async function relayEvents(ctx: AppContext, limit = DEFAULT_BATCH): Promise<number> {
+  // A cheap look first: an idle relay must not take SQLite's write lock every time it polls.
+  const any = await ctx.db
+    .selectFrom('events')
+    .select('id')
+    .where('dispatched_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (!any) return 0;
+  return inTransaction(ctx, async (trx) => {
+    const events = await forUpdateSkipLocked(
+      ctx.dialect,
+      trx.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit),
+    ).execute();
+    if (events.length === 0) return 0;
+    for (const subscriber of ctx.registry.subscribers) await subscriber.handle(trx, ctx, events);
+    await trx
+      .updateTable('events')
+      .set({ dispatched_at: ctx.clock.now().toISOString() })
+      .where(
+        'id',
+        'in',
+        events.map((event) => event.id),
+      )
+      .execute();
+    return events.length;
+  });
+}

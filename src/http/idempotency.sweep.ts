@@ -1,0 +1,16 @@
+import { inTenantGroup } from '../db/scoping.js';
+import type { SweepDefinition } from '../jobs/sweeps.js';
+
+/** Idempotency keys are kept 24 hours by their tenant's clock; then they are forgotten. */
+export const idempotencyExpirySweep: SweepDefinition = {
+  name: 'idempotency.expire',
+  everyMs: 10 * 60_000,
+  async run(ctx, scope) {
+    const result = await ctx.db
+      .deleteFrom('idempotency_keys')
+      .where(inTenantGroup(scope))
+      .where('expires_at', '<=', scope.now.toISOString())
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+};

@@ -1,0 +1,19 @@
+import { accountModule } from './account/account.module.js';
+import { customersModule } from './customers/customers.module.js';
+import { ledgerModule } from './ledger/ledger.module.js';
+import type { ModuleManifest } from './manifest.js';
+import { paymentsModule } from './payments/payments.module.js';
+import { testClockModule } from './test-clock/test-clock.module.js';
+import { tracksModule } from './tracks/tracks.module.js';
+import { webhooksModule } from './webhooks/webhooks.module.js';
+
+/** Every feature module, once. A new module is its folder, one line here and its migration. */
+export const modules: readonly ModuleManifest[] = [
+  accountModule,
+  testClockModule,
+  customersModule,
+  tracksModule,
+  paymentsModule,
+  ledgerModule,
+  webhooksModule,
+];

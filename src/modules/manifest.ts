@@ -1,0 +1,42 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext, Registry } from '../context.js';
+import type { EventSchemas } from '../events/catalog.js';
+import type { EventSubscriber } from '../events/relay.js';
+import type { AnyJob } from '../jobs/job.js';
+import type { SweepDefinition } from '../jobs/sweeps.js';
+
+/** Everything a feature module plugs into the app: one per module, listed once in `modules/index.ts`. */
+export interface ModuleManifest {
+  name: string;
+  /** Its HTTP routes, registered under /api/v1 behind authentication, rate limit, scopes and idempotency. */
+  routes?: FastifyPluginAsync<{ ctx: AppContext }>;
+  jobs?: readonly AnyJob[];
+  sweeps?: readonly SweepDefinition[];
+  /** The events it emits: type name -> schema of the object they carry. */
+  events?: EventSchemas;
+  subscribers?: readonly EventSubscriber[];
+}
+
+/** Adds the manifests up; a name used twice is a programming error caught at start. */
+export function registryOf(
+  manifests: readonly ModuleManifest[],
+  infrastructure: { jobs: readonly AnyJob[]; sweeps: readonly SweepDefinition[] },
+): Registry {
+  const jobs = new Map<string, AnyJob>();
+  for (const job of [...infrastructure.jobs, ...manifests.flatMap((m) => m.jobs ?? [])]) {
+    if (jobs.has(job.name)) throw new Error(`job ${job.name} is defined twice`);
+    jobs.set(job.name, job);
+  }
+  const sweeps = [...infrastructure.sweeps, ...manifests.flatMap((m) => m.sweeps ?? [])];
+  const sweepNames = new Set(sweeps.map((s) => s.name));
+  if (sweepNames.size !== sweeps.length) throw new Error('two sweeps share a name');
+  const eventTypes = manifests.flatMap((m) => Object.keys(m.events ?? {}));
+  if (new Set(eventTypes).size !== eventTypes.length)
+    throw new Error('two modules declare the same event type');
+  return {
+    jobs,
+    sweeps,
+    subscribers: manifests.flatMap((m) => m.subscribers ?? []),
+    eventTypes,
+  };
+}

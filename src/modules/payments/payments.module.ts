@@ -1,0 +1,15 @@
+import type { EventPayloads } from '../../events/catalog.js';
+import type { ModuleManifest } from '../manifest.js';
+import { paymentsRoutes } from './payments.routes.js';
+import { Payment } from './payments.schemas.js';
+
+const events = {
+  'payment.recorded': Payment,
+  'payment.reversed': Payment,
+};
+
+declare module '../../events/catalog.js' {
+  interface EventCatalog extends EventPayloads<typeof events> {}
+}
+
+export const paymentsModule: ModuleManifest = { name: 'payments', routes: paymentsRoutes, events };

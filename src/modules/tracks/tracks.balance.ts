@@ -1,0 +1,85 @@
+import { sql } from 'kysely';
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant } from '../../db/scoping.js';
+import { recordEvent } from '../../events/outbox.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { appendEntry } from '../ledger/ledger.service.js';
+import type { LedgerEntryType } from '../ledger/ledger.table.js';
+import { toApi } from './tracks.mapper.js';
+import type { TrackStatus, TracksTable } from './tracks.table.js';
+
+export interface BalanceChange {
+  trackId: string;
+  /** Change to what the plan charges: an adjustment of its amount. */
+  amountDelta: number;
+  /** Change to what has been paid: a payment adds, a reversal takes away. */
+  paidDelta: number;
+  /** The states the plan may be in for this change. */
+  from: readonly TrackStatus[];
+  entry: { type: LedgerEntryType; occurredAt?: string; refs: Record<string, string> };
+}
+
+export type BalanceOutcome =
+  | { ok: true; track: TracksTable }
+  | { ok: false; reason: 'not_found' }
+  /** The plan is in a state this change may not start from. */
+  | { ok: false; reason: 'invalid_state'; track: TracksTable }
+  /** The change would take the balance below 0 (a payment over the balance) or the paid total below 0. */
+  | { ok: false; reason: 'out_of_range'; track: TracksTable };
+
+/**
+ * The money core: the only code that moves a plan's balance. Runs in the caller's transaction (a payment, a
+ * reversal, an adjustment, later a collection or a provider notification): one conditional statement moves
+ * amount, paid and balance together (concurrent changes queue on the row, none is lost, the balance never goes
+ * below 0), then appends the ledger entry that carries the change, and emits `track.completed` when the plan
+ * is paid off. A completed plan whose balance goes up again is active again.
+ */
+export async function applyBalanceChange(
+  trx: DbOrTrx,
+  tenant: Tenant,
+  change: BalanceChange,
+): Promise<BalanceOutcome> {
+  const net = change.amountDelta - change.paidDelta;
+  const now = tenant.clock.now().toISOString();
+  const track = await trx
+    .updateTable('tracks')
+    .set({
+      amount: sql`amount + ${change.amountDelta}`,
+      amount_paid: sql`amount_paid + ${change.paidDelta}`,
+      balance: sql`balance + ${net}`,
+      status: sql`case when status = 'archived' then 'archived' when balance + ${net} = 0 then 'completed' else 'active' end`,
+      updated_at: now,
+    })
+    .where('id', '=', change.trackId)
+    .where(inTenant(tenant))
+    .where('status', 'in', change.from)
+    .where(sql<boolean>`balance + ${net} >= 0`)
+    .where(sql<boolean>`amount_paid + ${change.paidDelta} >= 0`)
+    .returningAll()
+    .executeTakeFirst();
+  if (!track) {
+    const current = await trx
+      .selectFrom('tracks')
+      .selectAll()
+      .where('id', '=', change.trackId)
+      .where(inTenant(tenant))
+      .executeTakeFirst();
+    if (!current) return { ok: false, reason: 'not_found' };
+    if (!change.from.includes(current.status)) return { ok: false, reason: 'invalid_state', track: current };
+    return { ok: false, reason: 'out_of_range', track: current };
+  }
+
+  await appendEntry(trx, tenant, {
+    type: change.entry.type,
+    trackId: track.id,
+    customerId: track.customer_id,
+    amount: net,
+    balanceAfter: track.balance,
+    currency: track.currency,
+    ...(change.entry.occurredAt ? { occurredAt: change.entry.occurredAt } : {}),
+    refs: change.entry.refs,
+  });
+  if (track.status === 'completed' && net !== 0)
+    await recordEvent(trx, tenant, 'track.completed', toApi(track));
+  return { ok: true, track };
+}

@@ -1,0 +1,20 @@
+import type { EventPayloads } from '../../events/catalog.js';
+import type { ModuleManifest } from '../manifest.js';
+import { deliverWebhookJob } from './webhooks.job.js';
+import { webhooksRoutes } from './webhooks.routes.js';
+import { WebhookEndpoint } from './webhooks.schemas.js';
+import { webhookFanOut } from './webhooks.subscriber.js';
+
+const events = { 'webhook.test': WebhookEndpoint };
+
+declare module '../../events/catalog.js' {
+  interface EventCatalog extends EventPayloads<typeof events> {}
+}
+
+export const webhooksModule: ModuleManifest = {
+  name: 'webhooks',
+  routes: webhooksRoutes,
+  jobs: [deliverWebhookJob],
+  events,
+  subscribers: [webhookFanOut],
+};

@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+
+/** Failure codes every provider's answers are normalised to. */
+export const FAILURE_CODES = [
+  'insufficient_funds',
+  'account_closed',
+  'mandate_revoked',
+  'provider_unavailable',
+  'timeout',
+  'declined',
+] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+const RETRYABLE: ReadonlySet<FailureCode> = new Set([
+  'insufficient_funds',
+  'provider_unavailable',
+  'timeout',
+]);
+
+export function isRetryable(code: FailureCode): boolean {
+  return RETRYABLE.has(code);
+}
+
+export interface MandateRequest {
+  mandateId: string;
+  payerName: string;
+  amount: number;
+  currency: string;
+}
+
+export interface ChargeRequest {
+  /** Our attempt id: the provider's idempotency key and the reference its notifications carry. */
+  reference: string;
+  mandateId: string;
+  amount: number;
+  currency: string;
+}
+
+export type ChargeResult =
+  | { status: 'succeeded'; providerReference: string }
+  | { status: 'failed'; code: FailureCode; message: string; retryable: boolean };
+
+/** One payment provider behind one interface; live adapters and the test simulator alike. */
+export interface PaymentProvider {
+  readonly name: string;
+  readonly simulated: boolean;
+  createMandate(request: MandateRequest): Promise<{ providerMandateId: string }>;
+  charge(request: ChargeRequest): Promise<ChargeResult>;
+}
+
+function failed(code: FailureCode, message: string): ChargeResult {
+  return { status: 'failed', code, message, retryable: isRetryable(code) };
+}
+
+/**
+ * Test mode's provider, whatever the provider's name: charges succeed, except amounts ending in 13
+ * (`insufficient_funds`, retryable) and in 14 (`account_closed`, not retryable).
+ */
+export function simulatedProvider(name: string): PaymentProvider {
+  return {
+    name,
+    simulated: true,
+    async createMandate() {
+      return { providerMandateId: `sim_mdt_${randomBytes(8).toString('hex')}` };
+    },
+    async charge({ amount }) {
+      if (amount % 100 === 13)
+        return failed('insufficient_funds', 'The simulated account has too little money.');
+      if (amount % 100 === 14) return failed('account_closed', 'The simulated account is closed.');
+      return { status: 'succeeded', providerReference: `sim_chg_${randomBytes(8).toString('hex')}` };
+    },
+  };
+}
+
+/** Live mode for a provider with no adapter in this version: every call fails clearly and can be retried later. */
+export function unavailableProvider(name: string): PaymentProvider {
+  const message = `No live adapter for provider '${name}' is installed on this server.`;
+  return {
+    name,
+    simulated: false,
+    async createMandate() {
+      throw new Error(message);
+    },
+    async charge() {
+      return failed('provider_unavailable', message);
+    },
+  };
+}

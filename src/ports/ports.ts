@@ -1,0 +1,30 @@
+import type { Config } from '../config.js';
+import type { Mode } from '../lib/tenant.js';
+import { type MessageSender, simulatedSender, unconfiguredSender } from './messages.js';
+import { createOutboundHttp, type OutboundHttp } from './outbound-http.js';
+import { type PaymentProvider, simulatedProvider, unavailableProvider } from './payment-providers.js';
+
+/**
+ * The outside world, behind interfaces on the app context. Mail, messages and payment providers are chosen by
+ * the tenant's mode: test mode always gets the built-in simulators, so nothing leaves the machine. Webhook
+ * deliveries go out in both modes (a test endpoint is the integrator's own receiver).
+ */
+export interface Ports {
+  http: OutboundHttp;
+  messages(mode: Mode): MessageSender;
+  provider(mode: Mode, name: string): PaymentProvider;
+}
+
+export function createPorts(config: Readonly<Config>): Ports {
+  const http = createOutboundHttp({ allowPrivate: config.webhookAllowPrivate });
+  const liveMessages = unconfiguredSender({
+    email: 'e-mail is not configured: set SMTP_URL',
+    sms: 'no SMS provider is configured',
+    whatsapp: 'no WhatsApp provider is configured',
+  });
+  return {
+    http,
+    messages: (mode) => (mode === 'test' ? simulatedSender : liveMessages),
+    provider: (mode, name) => (mode === 'test' ? simulatedProvider(name) : unavailableProvider(name)),
+  };
+}
