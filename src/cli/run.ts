@@ -1,6 +1,7 @@
 import { ConfigError } from '../config.js';
 import type { Command } from './command.js';
 import { type CliIo, CommandError, println, UsageError } from './io.js';
+import { jobsCommand } from './jobs.js';
 import { keyCreateCommand } from './key-create.js';
 import { keyListCommand } from './key-list.js';
 import { keyRevokeCommand } from './key-revoke.js';
@@ -19,6 +20,7 @@ const COMMANDS: readonly Command[] = [
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
+  jobsCommand,
 ];
 
 const EXIT_OK = 0;

@@ -279,6 +279,47 @@ describe('paytrack command line', () => {
     assert.match(result.stderr, /no key 'key_NOPE'/);
   });
 
+  test('jobs lists the failed jobs with their last error, and counts every status', async () => {
+    const now = t.clock.now().toISOString();
+    // A job this version does not know (left by a newer one, say) fails at once and is kept.
+    await t.ctx.db
+      .insertInto('jobs')
+      .values({
+        id: 'job_01TESTUNKNOWNJOB000000000',
+        name: 'reminders.send',
+        payload: '{}',
+        status: 'pending',
+        attempts: 0,
+        max_attempts: 0,
+        run_at: now,
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+        group_key: null,
+        dedupe_key: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await t.worker.drain();
+
+    const listed = await cliJson(env, 'jobs', '--json');
+    assert.ok(listed.counts.failed >= 1);
+    assert.equal(typeof listed.counts.pending, 'number');
+    const failed = listed.jobs.find((job: { id: string }) => job.id === 'job_01TESTUNKNOWNJOB000000000');
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.name, 'reminders.send');
+    assert.equal(failed.attempts, 1);
+    assert.match(failed.lastError, /unknown job reminders\.send/);
+
+    const text = await cli(env, 'jobs');
+    assert.equal(text.code, 0);
+    assert.match(text.stdout, /failed/);
+    assert.match(text.stdout, /job_01TESTUNKNOWNJOB000000000 +reminders\.send +failed/);
+    assert.equal((await cli(env, 'jobs', '--status', 'done')).code, 2);
+    assert.equal((await cli(env, 'jobs', '--limit', '0')).code, 2);
+  });
+
   test('migrate on an up-to-date database applies nothing', async () => {
     const result = await cli(env, 'migrate');
     assert.equal(result.code, 0, result.stderr);
