@@ -12,8 +12,6 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-const BENCH_DATABASE = 'paytrack_bench';
-
 async function onServer(serverUrl: string, statements: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: new URL('postgres', serverUrl).toString() });
   await client.connect();
@@ -24,17 +22,21 @@ async function onServer(serverUrl: string, statements: string[]): Promise<void> 
   }
 }
 
-/** An empty database: `paytrack_bench` dropped and created again on PostgreSQL, a temporary directory for SQLite. */
-export async function prepareDatabase(kind: DatabaseKind, pgServerUrl: string): Promise<BenchDatabase> {
+/** An empty database: `name` dropped and created again on PostgreSQL, a temporary directory for SQLite. */
+export async function prepareDatabase(
+  kind: DatabaseKind,
+  pgServerUrl: string,
+  name = 'paytrack_bench',
+): Promise<BenchDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `paytrack-bench-${kind}-`));
   const removeDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
   if (kind === 'sqlite') return { kind, env: { DATA_DIR: dataDir }, drop: async () => removeDir() };
 
-  const dropStatement = `drop database if exists ${BENCH_DATABASE} with (force)`;
-  await onServer(pgServerUrl, [dropStatement, `create database ${BENCH_DATABASE}`]);
+  const dropStatement = `drop database if exists ${name} with (force)`;
+  await onServer(pgServerUrl, [dropStatement, `create database ${name}`]);
   return {
     kind,
-    env: { DATA_DIR: dataDir, DATABASE_URL: new URL(BENCH_DATABASE, pgServerUrl).toString() },
+    env: { DATA_DIR: dataDir, DATABASE_URL: new URL(name, pgServerUrl).toString() },
     async drop() {
       await onServer(pgServerUrl, [dropStatement]);
       removeDir();

@@ -32,6 +32,8 @@ export interface Server {
   output(): string;
   /** SIGTERM, then the exit status; SIGKILL if it has not stopped within 15 s. */
   stop(): Promise<number | null>;
+  /** SIGKILL: the process dies at once, whatever it was doing (crash tests). */
+  kill(): Promise<void>;
 }
 
 /** `paytrack serve` as a child process, resolved once `/health` answers 200. */
@@ -77,6 +79,10 @@ export async function startServer(env: NodeJS.ProcessEnv, port: number): Promise
       const code = await exited;
       clearTimeout(timer);
       return code;
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -12,11 +12,17 @@ import { type DatabaseKind, prepareDatabase } from './databases.js';
 import { directPayments, httpLoad, type LoadOptions, type LoadResult, roundRobin } from './load.js';
 import { freePort, killChildren, paytrackJson, type Server, startServer } from './processes.js';
 import { type BalanceCheck, verifyBalance } from './verify.js';
+import { startWebhookReceiver, type WebhookFigures, webhookFigures } from './webhooks.js';
 
 const PLAN_AMOUNT = 1_000_000_000_000;
 const CONNECTIONS = 32;
 /** Payments are spread over this many plans; one plan alone measures its row lock, not the service. */
 const PLANS = 64;
+/** The receiver answers 503 to the first attempt of one event in this many, so retries are measured too. */
+const FAIL_ONE_IN = 20;
+/** Ceilings the webhook step must stay under (issue 5). */
+const FIRST_ATTEMPT_P99_CEILING_MS = 5_000;
+const RETRY_LATE_CEILING_MS = 2_000;
 
 function positiveNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -60,19 +66,26 @@ interface Row {
   payments: LoadResult;
   reads: LoadResult;
   direct: LoadResult;
+  webhooks: WebhookFigures;
   check: BalanceCheck;
   shutdownCode: number | null;
 }
 
-async function post<T>(server: Server, key: string, path: string, body: unknown): Promise<T> {
+async function post<T>(
+  server: Server,
+  key: string,
+  path: string,
+  body: unknown,
+  method = 'POST',
+): Promise<T> {
   const response = await fetch(`${server.baseUrl}/api/v1${path}`, {
-    method: 'POST',
+    method,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await response.text();
-  if (response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${text}`);
+  if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
   return (JSON.parse(text) as { data: T }).data;
 }
 
@@ -90,6 +103,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       RATE_LIMIT_PER_MINUTE: '100000000',
       LOG_LEVEL: 'warn',
       EMBEDDED_WORKER: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     };
     log(`${kind}: starting paytrack serve on port ${port}`);
     server = await startServer(env, port);
@@ -126,8 +140,14 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       );
     }
     const trackIds = tracks.map((track) => track.id);
+    const receiver = await startWebhookReceiver(FAIL_ONE_IN);
+    const endpoint = await post<{ id: string; createdAt: string }>(server, key, '/webhooks', {
+      url: receiver.url,
+    });
 
-    log(`${kind}: POST /api/v1/payments, ${CONNECTIONS} connections, ${seconds} s`);
+    log(
+      `${kind}: POST /api/v1/payments, ${CONNECTIONS} connections, ${seconds} s, webhooks to a local receiver`,
+    );
     const payments = await httpLoad(
       {
         baseUrl: server.baseUrl,
@@ -140,6 +160,18 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       },
       load,
     );
+    log(`${kind}: waiting for every event's delivery and retry`);
+    const webhooks = await webhookFigures(
+      database.env,
+      workspace.id,
+      endpoint.createdAt,
+      receiver,
+      FAIL_ONE_IN,
+      120_000,
+    );
+    // The runs below measure the request path alone.
+    await post(server, key, `/webhooks/${endpoint.id}`, undefined, 'DELETE');
+    await receiver.close();
     log(`${kind}: GET /api/v1/tracks/{id}, ${CONNECTIONS} connections, ${seconds} s`);
     const reads = await httpLoad(
       {
@@ -161,7 +193,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
 
     const shutdownCode = await server.stop();
     server = undefined;
-    return { kind, payments, reads, direct, check, shutdownCode };
+    return { kind, payments, reads, direct, webhooks, check, shutdownCode };
   } finally {
     if (server) await server.stop();
     await database.drop();
@@ -222,6 +254,19 @@ for (const kind of kinds) {
       if (result.failures > 0) problems.push(`${kind} ${what}: ${result.failureDetail}`);
     }
     if (!row.check.ok) problems.push(`${kind} balance: ${row.check.text}`);
+    const hooks = row.webhooks;
+    if (hooks.delivered < hooks.events)
+      problems.push(`${kind} webhooks: ${hooks.events - hooks.delivered} events never delivered`);
+    if (hooks.firstAttemptP99Ms >= FIRST_ATTEMPT_P99_CEILING_MS) {
+      problems.push(
+        `${kind} webhooks: p99 event to first attempt ${hooks.firstAttemptP99Ms} ms, ceiling ${FIRST_ATTEMPT_P99_CEILING_MS} ms`,
+      );
+    }
+    if (hooks.retryLateMaxMs >= RETRY_LATE_CEILING_MS) {
+      problems.push(
+        `${kind} webhooks: a retry went out ${hooks.retryLateMaxMs} ms after it was due, ceiling ${RETRY_LATE_CEILING_MS} ms`,
+      );
+    }
     if (row.shutdownCode !== 0) problems.push(`${kind}: serve exited with ${row.shutdownCode} on SIGTERM`);
   } catch (error) {
     problems.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
@@ -234,6 +279,25 @@ console.log(
 );
 console.log(report(rows));
 for (const row of rows) console.log(`${row.kind} balance check: ${row.check.text}`);
+console.log(
+  formatTable(
+    ['database', 'events', 'delivered', 'event→1st attempt p50', 'p99', 'retries', 'retry late p50', 'max'],
+    rows.map(({ kind, webhooks: w }) => [
+      kind,
+      String(w.events),
+      String(w.delivered),
+      `${whole(w.firstAttemptP50Ms)} ms`,
+      `${whole(w.firstAttemptP99Ms)} ms`,
+      String(w.retries),
+      `${whole(w.retryLateP50Ms)} ms`,
+      `${whole(w.retryLateMaxMs)} ms`,
+    ]),
+  ),
+);
+console.log(
+  `Webhooks: every event of the payment run delivered to a local receiver that answers 503 to one first attempt in ${FAIL_ONE_IN}; ` +
+    `ceilings: p99 event to first attempt < ${FIRST_ATTEMPT_P99_CEILING_MS} ms, retry < ${RETRY_LATE_CEILING_MS} ms after due.`,
+);
 console.log(
   'HTTP/direct = POST /payments req/s divided by recordPayment tx/s without HTTP (same transaction, same database).',
 );

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { type AppContext, createContext } from '../context.js';
-import { type DatabaseHandle, openDatabase, sqlitePath } from '../db/database.js';
+import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase, sqlitePath } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 
 export interface OpenedDatabase {
@@ -10,13 +10,14 @@ export interface OpenedDatabase {
   applied: string[];
 }
 
+/** Where the configured database is. */
+export function databaseOptions(config: Readonly<Config>): OpenDatabaseOptions {
+  return { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
+}
+
 /** Opens the configured database and brings its schema up to date; every command starts here. */
 export async function openMigrated(config: Readonly<Config>, poolSize?: number): Promise<OpenedDatabase> {
-  const handle = openDatabase({
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    ...(poolSize ? { poolSize } : {}),
-  });
+  const handle = openDatabase({ ...databaseOptions(config), ...(poolSize ? { poolSize } : {}) });
   try {
     const applied = await migrateToLatest(handle.db, handle.dialect);
     const ctx: AppContext = createContext({ config, db: handle.db, dialect: handle.dialect });

@@ -2,13 +2,17 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { loadConfig } from '../config.js';
+import { type DatabaseHandle, openDatabase } from '../db/database.js';
 import { Worker } from '../jobs/worker.js';
 import { bootstrapIfEmpty } from './bootstrap.js';
 import type { Command } from './command.js';
-import { describeDatabase, openMigrated } from './database.js';
+import { databaseOptions, describeDatabase, openMigrated } from './database.js';
 import { println } from './io.js';
 import { bootstrapMessage } from './quickstart.js';
 import { untilShutdown } from './signals.js';
+
+/** Connections of the embedded worker's own pool on PostgreSQL. */
+const WORKER_POOL = 4;
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -29,6 +33,7 @@ process unless EMBEDDED_WORKER=false; then run 'paytrack worker' beside it.`,
     const { handle, applied } = await openMigrated(config);
     let app: FastifyInstance | undefined;
     let worker: Worker | undefined;
+    let workerHandle: DatabaseHandle | undefined;
     try {
       for (const name of applied) println(io.stdout, `Applied migration ${name}`);
       app = await buildApp({ config, db: handle.db, dialect: handle.dialect });
@@ -43,13 +48,20 @@ process unless EMBEDDED_WORKER=false; then run 'paytrack worker' beside it.`,
       );
       if (created) println(io.stdout, bootstrapMessage(created, config.publicUrl));
       if (config.embeddedWorker) {
-        worker = new Worker(app.ctx, app.log);
+        // On PostgreSQL the worker gets connections of its own, as on a node of its own: requests holding the
+        // API's pool under load must not hold back webhook deliveries. SQLite serves a process through one.
+        workerHandle =
+          handle.dialect === 'postgres'
+            ? openDatabase({ ...databaseOptions(config), poolSize: WORKER_POOL })
+            : undefined;
+        worker = new Worker(workerHandle ? { ...app.ctx, db: workerHandle.db } : app.ctx, app.log);
         worker.start();
       }
       await shutdown;
       println(io.stdout, 'paytrack shutting down');
     } finally {
       await worker?.stop();
+      await workerHandle?.close();
       await app?.close();
       await handle.close();
     }

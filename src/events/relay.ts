@@ -14,13 +14,14 @@ export interface EventSubscriber {
   handle(trx: Trx, ctx: AppContext, events: readonly EventsTable[]): Promise<void>;
 }
 
-const DEFAULT_BATCH = 200;
+/** Events relayed in one transaction. */
+export const RELAY_BATCH = 200;
 
 /**
  * Hands the oldest undispatched events to every subscriber and marks them dispatched, in one transaction;
  * returns how many it handed on. Several workers can relay at once on PostgreSQL (they skip each other's rows).
  */
-export async function relayEvents(ctx: AppContext, limit = DEFAULT_BATCH): Promise<number> {
+export async function relayEvents(ctx: AppContext, limit = RELAY_BATCH): Promise<number> {
   // A cheap look first: an idle relay must not take SQLite's write lock every time it polls.
   const any = await ctx.db
     .selectFrom('events')

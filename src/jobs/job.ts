@@ -23,17 +23,20 @@ export interface RunningJob {
 }
 
 /** What a run ends with. Throwing is a failure too, with nothing recorded. */
-export interface JobResult {
+export interface JobResult<R = never> {
   /** The run failed: retried after the backoff while attempts remain, then kept as failed. */
   error?: string;
   /** When a failed run is retried, if not after the definition's backoff. */
   retryAt?: Date;
-  /** Written in the transaction that completes or reschedules the job, so the job's state and its record agree. */
-  record?: (trx: Trx) => Promise<unknown>;
+  /**
+   * Rows the run leaves (a delivery attempt, say), written by the definition's `writeRecords` in the
+   * transaction that completes or reschedules the job, so the job's state and its records agree.
+   */
+  records?: readonly R[];
 }
 
 /** One kind of background work. Handlers must be idempotent: a job can run again after a crash. */
-export interface JobDefinition<S extends TSchema = TSchema> {
+export interface JobDefinition<S extends TSchema = TSchema, R = never, L = undefined> {
   name: string;
   payload: S;
   maxAttempts: number;
@@ -44,19 +47,28 @@ export interface JobDefinition<S extends TSchema = TSchema> {
   groupConcurrency?: number;
   /** A recurring job: after each successful run it is due again this many milliseconds later. */
   repeatEveryMs?(payload: Static<S>): number;
-  run(ctx: JobContext, payload: Static<S>, job: RunningJob): Promise<JobResult | undefined>;
+  /**
+   * Fetches what the runs of a batch of these jobs need, for all of them at once (one query for many jobs);
+   * returns one value per payload, in order. Each run gets its own as `loaded`.
+   */
+  load?(ctx: AppContext, payloads: readonly Static<S>[]): Promise<readonly L[]>;
+  run(ctx: JobContext, payload: Static<S>, job: RunningJob, loaded: L): Promise<JobResult<R> | undefined>;
+  /** Writes the records of every run that ended together, at once. */
+  writeRecords?(trx: Trx, records: readonly R[]): Promise<unknown>;
 }
 
 /** A job definition with its payload parser compiled. */
-export interface Job<S extends TSchema = TSchema> extends JobDefinition<S> {
+export interface Job<S extends TSchema = TSchema, R = never, L = undefined> extends JobDefinition<S, R, L> {
   /** Checks a stored payload; throws when it is not one this job understands. */
   parse(payload: unknown): Static<S>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type
-export type AnyJob = Job<any>;
+export type AnyJob = Job<any, any, any>;
 
-export function defineJob<S extends TSchema>(definition: JobDefinition<S>): Job<S> {
+export function defineJob<S extends TSchema, R = never, L = undefined>(
+  definition: JobDefinition<S, R, L>,
+): Job<S, R, L> {
   const validator = Compile(definition.payload);
   return {
     ...definition,

@@ -13,9 +13,9 @@ export interface EnqueueOptions {
 }
 
 /** The row of a new job. */
-export function jobRow<S extends TSchema>(
+export function jobRow<S extends TSchema, R, L>(
   now: Date,
-  job: Job<S>,
+  job: Job<S, R, L>,
   payload: Static<S>,
   options: EnqueueOptions,
 ): JobsTable {
@@ -41,10 +41,10 @@ export function jobRow<S extends TSchema>(
  * Adds jobs in the caller's transaction, so they exist exactly when the change that caused them does.
  * Jobs run on infrastructure time (`clock` is the app's clock, never a tenant's test clock).
  */
-export async function enqueueMany<S extends TSchema>(
+export async function enqueueMany<S extends TSchema, R, L>(
   trx: DbOrTrx,
   clock: Clock,
-  job: Job<S>,
+  job: Job<S, R, L>,
   payloads: readonly Static<S>[],
   options: EnqueueOptions = {},
 ): Promise<void> {
@@ -55,10 +55,10 @@ export async function enqueueMany<S extends TSchema>(
   await insert.execute();
 }
 
-export function enqueue<S extends TSchema>(
+export function enqueue<S extends TSchema, R, L>(
   trx: DbOrTrx,
   clock: Clock,
-  job: Job<S>,
+  job: Job<S, R, L>,
   payload: Static<S>,
   options: EnqueueOptions = {},
 ): Promise<void> {

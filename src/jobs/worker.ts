@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Trx } from '../db/schema.js';
 import { inTransaction } from '../db/unit-of-work.js';
-import { relayEvents } from '../events/relay.js';
+import { RELAY_BATCH, relayEvents } from '../events/relay.js';
 import type { Clock } from '../lib/clock.js';
 import type { AnyJob } from './job.js';
 import * as repo from './jobs.repository.js';
@@ -46,7 +46,7 @@ interface Completion {
   error: string | undefined;
   retryAt: Date | undefined;
   final: boolean;
-  record: ((trx: Trx) => Promise<unknown>) | undefined;
+  records: readonly unknown[] | undefined;
 }
 
 /**
@@ -79,7 +79,7 @@ export class Worker {
     private readonly log: FastifyBaseLogger,
     options: WorkerOptions = {},
   ) {
-    this.concurrency = options.concurrency ?? 32;
+    this.concurrency = options.concurrency ?? 128;
     this.pollMs = options.pollMs ?? 200;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.clock = options.clock ?? ctx.clock;
@@ -134,18 +134,18 @@ export class Worker {
       this.log.error({ err: error }, 'scheduling sweeps failed');
     }
     while (!this.stopped) {
-      let busy = false;
+      let moreEvents = false;
       try {
-        busy = (await relayEvents(this.ctx)) > 0;
+        moreEvents = (await relayEvents(this.ctx)) >= RELAY_BATCH;
         const free = this.concurrency - this.running.size;
-        if (free > 0) busy = (await this.claimAndStart(free)) > 0 || busy;
+        if (free > 0) await this.claimAndStart(free);
         await this.pruneIfDue();
       } catch (error) {
         this.log.error({ err: error }, 'worker round failed');
       }
       if (this.stopped) break;
-      const full = this.running.size >= this.concurrency;
-      if (!busy || full) await this.sleep(this.pollMs);
+      // Ended jobs wake the loop when their outcomes are written (slots and group room are free again).
+      if (!moreEvents) await this.sleep(this.pollMs);
     }
   }
 
@@ -202,7 +202,17 @@ export class Worker {
       const takenOver = new Set(chosen.filter((c) => c.status === 'running').map((c) => c.id));
       return rows.map((row) => ({ row, previousRunLost: takenOver.has(row.id) }));
     });
-    for (const { row, previousRunLost } of claimed) {
+    this.startRuns(claimed, token);
+    return claimed.length;
+  }
+
+  /**
+   * Starts the claimed jobs. A definition with `load` fetches what its runs need for the whole batch at once
+   * (one query for many jobs) before they start.
+   */
+  private startRuns(claimed: readonly { row: JobsTable; previousRunLost: boolean }[], token: string): void {
+    const byJob = new Map<AnyJob, { index: number; payload: unknown }[]>();
+    const prepared = claimed.map(({ row, previousRunLost }, index) => {
       const running: Running = {
         row,
         held: { id: row.id, token },
@@ -211,28 +221,51 @@ export class Worker {
         lost: false,
       };
       this.running.set(row.id, running);
-      const execution = this.execute(running, previousRunLost);
+      const job = this.ctx.registry.jobs.get(row.name);
+      let payload: unknown;
+      let problem: string | undefined;
+      if (!job) problem = `unknown job ${row.name}`;
+      else {
+        try {
+          payload = job.parse(JSON.parse(row.payload));
+          byJob.set(job, [...(byJob.get(job) ?? []), { index, payload }]);
+        } catch (error) {
+          problem = error instanceof Error ? error.message : String(error);
+        }
+      }
+      return { running, previousRunLost, job, payload, problem };
+    });
+    const loaded: Promise<unknown>[] = prepared.map(() => Promise.resolve(undefined));
+    for (const [job, runs] of byJob) {
+      if (!job.load) continue;
+      const all = job.load(
+        this.ctx,
+        runs.map((run) => run.payload),
+      );
+      runs.forEach((run, i) => {
+        loaded[run.index] = all.then((values) => values[i]);
+      });
+    }
+    prepared.forEach((run, index) => {
+      const execution = this.execute(run.running, run, loaded[index] as Promise<unknown>);
       this.executions.add(execution);
       void execution.finally(() => this.executions.delete(execution));
-    }
-    return claimed.length;
+    });
   }
 
   private groupLimit(name: string): number {
     return this.ctx.registry.jobs.get(name)?.groupConcurrency ?? DEFAULT_GROUP_CONCURRENCY;
   }
 
-  private async execute(running: Running, previousRunLost: boolean): Promise<void> {
+  private async execute(
+    running: Running,
+    run: { job: AnyJob | undefined; payload: unknown; problem: string | undefined; previousRunLost: boolean },
+    loaded: Promise<unknown>,
+  ): Promise<void> {
     const { row } = running;
-    const job = this.ctx.registry.jobs.get(row.name);
-    let payload: unknown;
+    const { job, payload } = run;
     try {
-      if (!job) throw new FinalError(`unknown job ${row.name}`);
-      try {
-        payload = job.parse(JSON.parse(row.payload));
-      } catch (error) {
-        throw new FinalError(error instanceof Error ? error.message : String(error));
-      }
+      if (!job || run.problem !== undefined) throw new FinalError(run.problem ?? `unknown job ${row.name}`);
       const result = await job.run(
         { ...this.ctx, log: this.log, signal: running.controller.signal },
         payload,
@@ -240,8 +273,9 @@ export class Worker {
           id: row.id,
           attempt: row.attempts,
           maxAttempts: row.max_attempts > 0 ? row.max_attempts : job.maxAttempts,
-          previousRunLost,
+          previousRunLost: run.previousRunLost,
         },
+        await loaded,
       );
       this.complete({
         running,
@@ -250,7 +284,7 @@ export class Worker {
         error: result?.error,
         retryAt: result?.retryAt,
         final: false,
-        record: result?.record,
+        records: result?.records,
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -261,7 +295,7 @@ export class Worker {
         error: message,
         retryAt: undefined,
         final: error instanceof FinalError,
-        record: undefined,
+        records: undefined,
       });
     }
   }
@@ -295,7 +329,8 @@ export class Worker {
         }
       }
       for (const completion of batch) this.running.delete(completion.running.row.id);
-      if (this.moreMayBeDue) this.wake();
+      // Slots are free again, and a group that was at its limit may have room: look for due work now.
+      this.wake();
     });
     return this.flushing;
   }
@@ -345,8 +380,13 @@ export class Worker {
       }
       if (await repo.release(trx, c.running.held, changes)) owned.add(c);
     }
-    // A job whose lease was lost belongs to whoever took it over: its record is not written.
-    for (const c of batch) if (owned.has(c) && !c.running.lost && c.record) await c.record(trx);
+    // A job whose lease was lost belongs to whoever took it over: its records are not written.
+    const recordsByJob = new Map<AnyJob, unknown[]>();
+    for (const c of batch) {
+      if (!owned.has(c) || c.running.lost || !c.job?.writeRecords || !c.records?.length) continue;
+      recordsByJob.set(c.job, [...(recordsByJob.get(c.job) ?? []), ...c.records]);
+    }
+    for (const [job, records] of recordsByJob) await job.writeRecords?.(trx, records);
   }
 
   private async renewLeases(): Promise<void> {

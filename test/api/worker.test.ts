@@ -9,6 +9,7 @@ import { type AnyJob, defineJob } from '../../src/jobs/job.js';
 import { enqueue } from '../../src/jobs/queue.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { ENDPOINT_CONCURRENCY } from '../../src/modules/webhooks/webhooks.job.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newCustomer, newWorkspace } from '../helpers/factories.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
@@ -271,14 +272,19 @@ describe('webhook fairness', () => {
     assert.equal((await slowTenant.api.post('/webhooks', { url: stuck.url })).status, 201);
     const endpoint = await other.api.post('/webhooks', { url: healthy.url });
     assert.equal(endpoint.status, 201);
-    for (let i = 0; i < 60; i++) await newCustomer(slowTenant.api);
+    for (let i = 0; i < ENDPOINT_CONCURRENCY + 20; i++) await newCustomer(slowTenant.api);
 
     const worker = new Worker(t.ctx, t.app.log, { pollMs: 20 });
     worker.start();
     try {
       const hungDeadline = Date.now() + 5_000;
-      while (stuck.requests.length < 4 && Date.now() < hungDeadline) await sleep(10);
-      assert.equal(stuck.requests.length, 4, 'the stuck endpoint holds its 4 slots, no more');
+      while (stuck.requests.length < ENDPOINT_CONCURRENCY && Date.now() < hungDeadline) await sleep(10);
+      await sleep(50);
+      assert.equal(
+        stuck.requests.length,
+        ENDPOINT_CONCURRENCY,
+        'the stuck endpoint holds its slots, no more',
+      );
 
       const sent = performance.now();
       assert.equal((await other.api.post(`/webhooks/${endpoint.body.data.id}/test`)).status, 202);
@@ -288,7 +294,11 @@ describe('webhook fairness', () => {
       assert.ok(delivered, 'the other workspace got its test event');
       const waitedMs = delivered.receivedAt - sent;
       assert.ok(waitedMs < 2_000, `delivered after ${Math.round(waitedMs)} ms`);
-      assert.equal(stuck.requests.length, 4, 'while the stuck endpoint still holds its first attempts');
+      assert.equal(
+        stuck.requests.length,
+        ENDPOINT_CONCURRENCY,
+        'while the stuck endpoint still holds its first attempts',
+      );
     } finally {
       await stuck.close();
       await worker.stop();

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Type } from 'typebox';
 import type { EventsTable } from '../../events/events.table.js';
-import { eventToApi, findEvent } from '../../events/outbox.js';
+import { eventToApi } from '../../events/outbox.js';
 import { defineJob, type JobContext } from '../../jobs/job.js';
 import { newId } from '../../lib/ids.js';
 import type { HttpOutcome } from '../../ports/outbound-http.js';
@@ -30,11 +30,11 @@ export function deliveryBackoffMs(attempt: number): number {
 }
 
 /** Deliveries to one endpoint at once: a slow or failing endpoint holds at most this many of a worker's slots. */
-export const ENDPOINT_CONCURRENCY = 4;
+export const ENDPOINT_CONCURRENCY = 64;
 
 async function send(
   ctx: JobContext,
-  endpoint: WebhookEndpointsTable,
+  endpoint: Pick<WebhookEndpointsTable, 'url' | 'secret'>,
   event: EventsTable,
   attemptedAt: Date,
 ): Promise<HttpOutcome> {
@@ -53,24 +53,33 @@ async function send(
   );
 }
 
+type Delivery = NonNullable<Awaited<ReturnType<typeof repo.findDeliveries>>[number]>;
+
+const DeliveryPayload = Type.Object({
+  eventId: Type.String({ minLength: 1 }),
+  endpointId: Type.String({ minLength: 1 }),
+});
+
 /**
  * One delivery attempt of one event to one endpoint. The attempt's row is written with the job's outcome;
  * an attempt cut off by a dead worker is logged by the run that takes it over, as an outcome not known.
  */
-export const deliverWebhookJob = defineJob({
+export const deliverWebhookJob = defineJob<
+  typeof DeliveryPayload,
+  WebhookDeliveriesTable,
+  Delivery | undefined
+>({
   name: 'webhooks.deliver',
-  payload: Type.Object({ eventId: Type.String({ minLength: 1 }), endpointId: Type.String({ minLength: 1 }) }),
+  payload: DeliveryPayload,
   maxAttempts: DELIVERY_BACKOFF_MS.length + 1,
   backoffMs: deliveryBackoffMs,
   group: ({ endpointId }) => `webhook:${endpointId}`,
   groupConcurrency: ENDPOINT_CONCURRENCY,
-  async run(ctx, { eventId, endpointId }, job) {
-    const endpoint = await repo.findEndpointById(ctx.db, endpointId);
+  load: (ctx, payloads) => repo.findDeliveries(ctx.db, payloads),
+  async run(ctx, _payload, job, found) {
     // A disabled (or vanished) endpoint gets nothing more, pending retries included.
-    if (endpoint?.status !== 'enabled') return undefined;
-    const event = await findEvent(ctx.db, eventId);
-    if (!event || event.workspace_id !== endpoint.workspace_id || event.mode !== endpoint.mode)
-      return undefined;
+    if (found?.endpoint.status !== 'enabled') return undefined;
+    const { endpoint, event } = found;
 
     const row = (
       attemptNumber: number,
@@ -78,8 +87,8 @@ export const deliverWebhookJob = defineJob({
       fields: Partial<WebhookDeliveriesTable>,
     ): WebhookDeliveriesTable => ({
       id: newId('webhookDelivery', at),
-      workspace_id: endpoint.workspace_id,
-      mode: endpoint.mode,
+      workspace_id: event.workspace_id,
+      mode: event.mode,
       endpoint_id: endpoint.id,
       event_id: event.id,
       event_type: event.type,
@@ -121,7 +130,8 @@ export const deliverWebhookJob = defineJob({
     return {
       ...(outcome.ok ? {} : { error: `delivery to ${endpoint.id} failed: ${outcome.error ?? 'unknown'}` }),
       ...(retryAt ? { retryAt } : {}),
-      record: (trx) => repo.insertDeliveries(trx, rows),
+      records: rows,
     };
   },
+  writeRecords: (trx, rows) => repo.insertDeliveries(trx, rows),
 });

@@ -30,9 +30,41 @@ export function findEndpointForUpdate(trx: DbOrTrx, dialect: DialectName, tenant
   ).executeTakeFirst();
 }
 
-/** For jobs, which hold an endpoint id from their own payload rather than a request's tenant. */
-export function findEndpointById(db: DbOrTrx, id: string) {
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+/**
+ * What a batch of deliveries needs, in one query: for each (event, endpoint) pair, the endpoint and the event
+ * when the event belongs to the endpoint's workspace and mode; undefined for a pair that has vanished. For
+ * jobs, which hold ids from their own payload rather than a request's tenant.
+ */
+export async function findDeliveries(db: DbOrTrx, pairs: readonly { eventId: string; endpointId: string }[]) {
+  if (pairs.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_endpoints as w')
+    .innerJoin('events as e', (join) =>
+      join.onRef('e.workspace_id', '=', 'w.workspace_id').onRef('e.mode', '=', 'w.mode'),
+    )
+    .select([
+      'w.id as endpoint_id',
+      'w.url',
+      'w.secret',
+      'w.status as endpoint_status',
+      'e.id',
+      'e.workspace_id',
+      'e.mode',
+      'e.type',
+      'e.data',
+      'e.created_at',
+      'e.dispatched_at',
+    ])
+    .where('w.id', 'in', [...new Set(pairs.map((p) => p.endpointId))])
+    .where('e.id', 'in', [...new Set(pairs.map((p) => p.eventId))])
+    .execute();
+  const found = new Map(
+    rows.map(({ endpoint_id, url, secret, endpoint_status, ...event }) => [
+      `${event.id}|${endpoint_id}`,
+      { endpoint: { id: endpoint_id, url, secret, status: endpoint_status }, event },
+    ]),
+  );
+  return pairs.map((pair) => found.get(`${pair.eventId}|${pair.endpointId}`));
 }
 
 /** Changes the endpoint, only while its status is still `from` when given; no row otherwise. */
