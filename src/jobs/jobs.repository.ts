@@ -28,12 +28,14 @@ export async function runningByGroup(db: DbOrTrx, now: string) {
 }
 
 /**
- * Due jobs, oldest first: pending ones whose time has come and running ones whose lease expired (their worker
- * died). Jobs of `fullGroups` are left out, so a group at its limit never fills the batch.
+ * Due jobs this worker knows, oldest first: pending ones whose time has come and running ones whose lease
+ * expired (their worker died). A job of another version is left to a worker that knows it. Jobs of
+ * `fullGroups` are left out, so a group at its limit never fills the batch.
  */
 export function dueCandidates(
   trx: DbOrTrx,
   dialect: DialectName,
+  known: readonly string[],
   now: string,
   fullGroups: readonly string[],
   limit: number,
@@ -41,6 +43,7 @@ export function dueCandidates(
   let query = trx
     .selectFrom('jobs')
     .select(['id', 'name', 'group_key', 'status'])
+    .where('name', 'in', known)
     .where((eb) =>
       eb.or([
         eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', now)]),

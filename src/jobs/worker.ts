@@ -177,7 +177,8 @@ export class Worker {
         room.set(group.groupKey, (room.get(group.groupKey) ?? limit) - group.running);
       }
       const full = [...room].filter(([, left]) => left <= 0).map(([key]) => key);
-      const candidates = await repo.dueCandidates(trx, this.ctx.dialect, nowIso, full, free * 4);
+      const known = [...this.ctx.registry.jobs.keys()];
+      const candidates = await repo.dueCandidates(trx, this.ctx.dialect, known, nowIso, full, free * 4);
       const chosen: repo.Candidate[] = [];
       let trimmed = false;
       for (const candidate of candidates) {

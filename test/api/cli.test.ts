@@ -281,13 +281,13 @@ describe('paytrack command line', () => {
 
   test('jobs lists the failed jobs with their last error, and counts every status', async () => {
     const now = t.clock.now().toISOString();
-    // A job this version does not know (left by a newer one, say) fails at once and is kept.
+    // A job whose payload cannot be read fails at once and is kept.
     await t.ctx.db
       .insertInto('jobs')
       .values({
-        id: 'job_01TESTUNKNOWNJOB000000000',
-        name: 'reminders.send',
-        payload: '{}',
+        id: 'job_01TESTUNREADABLEJOB00000',
+        name: 'webhooks.deliver',
+        payload: '{"eventId":5}',
         status: 'pending',
         attempts: 0,
         max_attempts: 0,
@@ -306,16 +306,16 @@ describe('paytrack command line', () => {
     const listed = await cliJson(env, 'jobs', '--json');
     assert.ok(listed.counts.failed >= 1);
     assert.equal(typeof listed.counts.pending, 'number');
-    const failed = listed.jobs.find((job: { id: string }) => job.id === 'job_01TESTUNKNOWNJOB000000000');
+    const failed = listed.jobs.find((job: { id: string }) => job.id === 'job_01TESTUNREADABLEJOB00000');
     assert.equal(failed.status, 'failed');
-    assert.equal(failed.name, 'reminders.send');
+    assert.equal(failed.name, 'webhooks.deliver');
     assert.equal(failed.attempts, 1);
-    assert.match(failed.lastError, /unknown job reminders\.send/);
+    assert.match(failed.lastError, /payload of webhooks\.deliver is not valid/);
 
     const text = await cli(env, 'jobs');
     assert.equal(text.code, 0);
     assert.match(text.stdout, /failed/);
-    assert.match(text.stdout, /job_01TESTUNKNOWNJOB000000000 +reminders\.send +failed/);
+    assert.match(text.stdout, /job_01TESTUNREADABLEJOB00000 +webhooks\.deliver +failed/);
     assert.equal((await cli(env, 'jobs', '--status', 'done')).code, 2);
     assert.equal((await cli(env, 'jobs', '--limit', '0')).code, 2);
   });

@@ -225,6 +225,25 @@ describe('background worker', () => {
     assert.deepEqual(await jobsLeft(), []);
   });
 
+  test('a job this version does not know is left pending for a worker that knows it', async () => {
+    const later = defineJob({
+      name: 'test.from-a-newer-version',
+      payload: Type.Object({}),
+      maxAttempts: 1,
+      backoffMs: () => 0,
+      async run() {
+        return undefined;
+      },
+    });
+    await enqueue(t.ctx.db, t.ctx.clock, later, {});
+    assert.equal(await t.worker.drain(), 0);
+    const [row] = await t.ctx.db.selectFrom('jobs').selectAll().where('name', '=', later.name).execute();
+    assert.equal(row?.status, 'pending');
+    assert.equal(row?.attempts, 0);
+    assert.equal(await new Worker(withJobs([later]), t.app.log).drain(), 1);
+    assert.deepEqual(await jobsLeft(), []);
+  });
+
   test('a job that keeps failing is kept as failed, with its last error', async () => {
     const failing = defineJob({
       name: 'test.failing',
