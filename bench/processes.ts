@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -85,4 +85,79 @@ export async function startServer(env: NodeJS.ProcessEnv, port: number): Promise
       await exited;
     },
   };
+}
+
+/** `npm run build`, so `dist/main.js` is today's code; exits the process when the build fails. */
+export function buildProject(log: (line: string) => void): void {
+  log('npm run build');
+  const build = spawnSync('npm', ['run', 'build'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 180_000,
+  });
+  if (build.status !== 0) {
+    log('build failed');
+    process.exit(1);
+  }
+}
+
+/** What `paytrack serve` and the command line read, for a server on loopback that no rate limit slows. */
+export function serverEnv(
+  database: { DATA_DIR: string; DATABASE_URL?: string },
+  port: number,
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...database,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/** A workspace and an all-scopes test key, issued by the command line while the server runs, as an operator would. */
+export async function issueTestKey(env: NodeJS.ProcessEnv, name: string) {
+  const workspace = await paytrackJson<{ id: string }>(env, [
+    'workspace',
+    'create',
+    '--name',
+    name,
+    '--json',
+  ]);
+  const { key } = await paytrackJson<{ key: string }>(env, [
+    'key',
+    'create',
+    '--workspace',
+    workspace.id,
+    '--mode',
+    'test',
+    '--json',
+  ]);
+  return { workspaceId: workspace.id, key };
+}
+
+/** One API call that must succeed; returns the envelope's `data`. */
+export async function apiCall<T>(
+  baseUrl: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(`${baseUrl}/api/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+  return (JSON.parse(text) as { data: T }).data;
 }

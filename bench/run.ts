@@ -4,13 +4,20 @@
  * without HTTP, checks the plan's balance and prints a table.
  * Env: BENCH_SECONDS (10), BENCH_DATABASES (postgres,sqlite), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/).
  */
-import { spawnSync } from 'node:child_process';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { formatTable } from '../src/cli/io.js';
 import { type DatabaseKind, prepareDatabase } from './databases.js';
 import { directPayments, httpLoad, type LoadOptions, type LoadResult, roundRobin } from './load.js';
-import { freePort, killChildren, paytrackJson, type Server, startServer } from './processes.js';
+import {
+  apiCall,
+  buildProject,
+  freePort,
+  issueTestKey,
+  killChildren,
+  type Server,
+  serverEnv,
+  startServer,
+} from './processes.js';
 import { type BalanceCheck, verifyBalance } from './verify.js';
 import { startWebhookReceiver, type WebhookFigures, webhookFigures } from './webhooks.js';
 
@@ -71,68 +78,25 @@ interface Row {
   shutdownCode: number | null;
 }
 
-async function post<T>(
-  server: Server,
-  key: string,
-  path: string,
-  body: unknown,
-  method = 'POST',
-): Promise<T> {
-  const response = await fetch(`${server.baseUrl}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  return (JSON.parse(text) as { data: T }).data;
-}
-
 async function benchDatabase(kind: DatabaseKind): Promise<Row> {
   const database = await prepareDatabase(kind, pgServerUrl);
   let server: Server | undefined;
   try {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      ...database.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      LOG_LEVEL: 'warn',
-      EMBEDDED_WORKER: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-    };
+    const env = serverEnv(database.env, port, { EMBEDDED_WORKER: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
     log(`${kind}: starting paytrack serve on port ${port}`);
     server = await startServer(env, port);
-
-    // Issued by the command line while the server runs, as an operator would.
-    const workspace = await paytrackJson<{ id: string }>(env, [
-      'workspace',
-      'create',
-      '--name',
-      'Benchmark',
-      '--json',
-    ]);
-    const { key } = await paytrackJson<{ key: string }>(env, [
-      'key',
-      'create',
-      '--workspace',
-      workspace.id,
-      '--mode',
-      'test',
-      '--json',
-    ]);
-    const customer = await post<{ id: string }>(server, key, '/customers', {
+    const { workspaceId, key } = await issueTestKey(env, 'Benchmark');
+    const post = <T>(path: string, body: unknown) =>
+      apiCall<T>((server as Server).baseUrl, key, 'POST', path, body);
+    const customer = await post<{ id: string }>('/customers', {
       name: 'Bench',
       phone: '+2348031234567',
     });
     const tracks: { id: string; amount: number }[] = [];
     for (let i = 0; i < PLANS; i++) {
       tracks.push(
-        await post<{ id: string; amount: number }>(server, key, '/tracks', {
+        await post<{ id: string; amount: number }>('/tracks', {
           customerId: customer.id,
           title: `Benchmark plan ${i + 1}`,
           amount: PLAN_AMOUNT,
@@ -141,7 +105,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
     }
     const trackIds = tracks.map((track) => track.id);
     const receiver = await startWebhookReceiver(FAIL_ONE_IN);
-    const endpoint = await post<{ id: string; createdAt: string }>(server, key, '/webhooks', {
+    const endpoint = await post<{ id: string; createdAt: string }>('/webhooks', {
       url: receiver.url,
     });
 
@@ -163,14 +127,14 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
     log(`${kind}: waiting for every event's delivery and retry`);
     const webhooks = await webhookFigures(
       database.env,
-      workspace.id,
+      workspaceId,
       endpoint.createdAt,
       receiver,
       FAIL_ONE_IN,
       120_000,
     );
     // The runs below measure the request path alone.
-    await post(server, key, `/webhooks/${endpoint.id}`, undefined, 'DELETE');
+    await apiCall(server.baseUrl, key, 'DELETE', `/webhooks/${endpoint.id}`);
     await receiver.close();
     log(`${kind}: GET /api/v1/tracks/{id}, ${CONNECTIONS} connections, ${seconds} s`);
     const reads = await httpLoad(
@@ -185,7 +149,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
     log(`${kind}: recordPayment without HTTP, ${CONNECTIONS} loops, ${seconds} s`);
     const direct = await directPayments(
       database.env,
-      { workspaceId: workspace.id, mode: 'test' },
+      { workspaceId: workspaceId, mode: 'test' },
       roundRobin(trackIds),
       load,
     );
@@ -229,16 +193,7 @@ function report(rows: Row[]): string {
   );
 }
 
-log('npm run build');
-const build = spawnSync('npm', ['run', 'build'], {
-  cwd: fileURLToPath(new URL('..', import.meta.url)),
-  stdio: ['ignore', 'inherit', 'inherit'],
-  timeout: 180_000,
-});
-if (build.status !== 0) {
-  log('build failed');
-  process.exit(1);
-}
+buildProject(log);
 
 const rows: Row[] = [];
 const problems: string[] = [];

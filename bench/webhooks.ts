@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
+import { percentile } from './load.js';
 
 /** The first retry of a failed delivery is due this long after the failed attempt (webhooks.job.ts). */
 const FIRST_RETRY_MS = 5_000;
@@ -62,11 +63,6 @@ export interface WebhookFigures {
   retryLateP50Ms: number;
   retryLateMaxMs: number;
   waitedAfterLoadMs: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
 /**

@@ -5,30 +5,21 @@ import { relayEvents } from '../../src/events/relay.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newCustomer, newWorkspace } from '../helpers/factories.js';
-import {
-  type DeliveredEvent,
-  type Receiver,
-  signatureHeadersOf,
-  startReceiver,
-} from '../helpers/receiver.js';
+import { type DeliveredEvent, type Receiver, receiverSet, signatureHeadersOf } from '../helpers/receiver.js';
 
 let t: TestApp;
-const receivers: Receiver[] = [];
+const receivers = receiverSet();
 
 before(async () => {
   t = await buildTestApp();
 });
 
 after(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
+  await receivers.closeAll();
   await t.close();
 });
 
-async function receiver(statuses: number[] = []): Promise<Receiver> {
-  const r = await startReceiver(statuses);
-  receivers.push(r);
-  return r;
-}
+const receiver = (statuses: number[] = []): Promise<Receiver> => receivers.start(statuses);
 
 interface CreatedEndpoint {
   id: string;

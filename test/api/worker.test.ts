@@ -12,26 +12,22 @@ import { systemClock } from '../../src/lib/clock.js';
 import { ENDPOINT_CONCURRENCY } from '../../src/modules/webhooks/webhooks.job.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newCustomer, newWorkspace } from '../helpers/factories.js';
-import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { receiverSet } from '../helpers/receiver.js';
 
 describe('background worker', () => {
   let t: TestApp;
-  const receivers: Receiver[] = [];
+  const receivers = receiverSet();
   const others: DatabaseHandle[] = [];
   before(async () => {
     t = await buildTestApp();
   });
   after(async () => {
-    await Promise.all(receivers.map((r) => r.close()));
+    await receivers.closeAll();
     await Promise.all(others.map((o) => o.close()));
     await t.close();
   });
 
-  async function receiver(statuses: number[] = [], options: { hang?: boolean } = {}) {
-    const r = await startReceiver(statuses, options);
-    receivers.push(r);
-    return r;
-  }
+  const receiver = () => receivers.start();
 
   /**
    * The context a second worker would have on another node: its own pool on PostgreSQL. SQLite serves one
@@ -273,19 +269,18 @@ describe('background worker', () => {
 
 describe('webhook fairness', () => {
   let t: TestApp;
-  const receivers: Receiver[] = [];
+  const receivers = receiverSet();
   before(async () => {
     t = await buildTestApp();
   });
   after(async () => {
-    await Promise.all(receivers.map((r) => r.close()));
+    await receivers.closeAll();
     await t.close();
   });
 
   test("an endpoint that never answers does not hold back another workspace's delivery", async () => {
-    const stuck = await startReceiver([], { hang: true });
-    const healthy = await startReceiver();
-    receivers.push(stuck, healthy);
+    const stuck = await receivers.start([], { hang: true });
+    const healthy = await receivers.start();
     const slowTenant = await newWorkspace(t);
     const other = await newWorkspace(t);
     assert.equal((await slowTenant.api.post('/webhooks', { url: stuck.url })).status, 201);

@@ -5,12 +5,19 @@
  * exact. 10 cycles on each database.
  * Env: CRASH_CYCLES (10), CRASH_DATABASES (postgres,sqlite), CRASH_PG_URL (postgres://postgres@127.0.0.1:5432/).
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { type DatabaseKind, prepareDatabase } from '../../bench/databases.js';
-import { freePort, killChildren, paytrackJson, type Server, startServer } from '../../bench/processes.js';
+import {
+  apiCall,
+  buildProject,
+  freePort,
+  issueTestKey,
+  killChildren,
+  type Server,
+  serverEnv,
+  startServer,
+} from '../../bench/processes.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 
@@ -77,31 +84,9 @@ interface Tally {
 }
 
 async function setUp(server: Server, env: NodeJS.ProcessEnv) {
-  const workspace = await paytrackJson<{ id: string }>(env, [
-    'workspace',
-    'create',
-    '--name',
-    'Crash',
-    '--json',
-  ]);
-  const { key } = await paytrackJson<{ key: string }>(env, [
-    'key',
-    'create',
-    '--workspace',
-    workspace.id,
-    '--mode',
-    'test',
-    '--json',
-  ]);
-  const call = async (path: string, body: unknown) => {
-    const response = await fetch(`${server.baseUrl}/api/v1${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
-    return ((await response.json()) as { data: { id: string } }).data.id;
-  };
+  const { key } = await issueTestKey(env, 'Crash');
+  const call = (path: string, body: unknown) =>
+    apiCall<{ id: string }>(server.baseUrl, key, 'POST', path, body).then((data) => data.id);
   const customerId = await call('/customers', { name: 'Crash', phone: '+2348031234567' });
   const plans: string[] = [];
   for (let i = 0; i < PLANS; i++) {
@@ -211,15 +196,7 @@ async function verify(env: { DATA_DIR: string; DATABASE_URL?: string }, tally: T
 async function crashDatabase(kind: DatabaseKind): Promise<string[]> {
   const database = await prepareDatabase(kind, pgServerUrl, 'paytrack_crash');
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    ...database.env,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    LOG_LEVEL: 'warn',
-  };
+  const env = serverEnv(database.env, port);
   const tally: Tally = { acknowledged: new Map(), cut: 0, resent: 0, resentReplayed: 0, problems: [] };
   let server = await startServer(env, port);
   try {
@@ -252,16 +229,7 @@ async function crashDatabase(kind: DatabaseKind): Promise<string[]> {
   }
 }
 
-log('npm run build');
-const build = spawnSync('npm', ['run', 'build'], {
-  cwd: fileURLToPath(new URL('../..', import.meta.url)),
-  stdio: ['ignore', 'inherit', 'inherit'],
-  timeout: 180_000,
-});
-if (build.status !== 0) {
-  log('build failed');
-  process.exit(1);
-}
+buildProject(log);
 
 const problems: string[] = [];
 for (const kind of kinds) {

@@ -77,3 +77,16 @@ export function signatureHeadersOf(request: ReceivedRequest): Record<string, str
     'webhook-signature': request.headers['webhook-signature'] ?? '',
   };
 }
+
+/** Starts receivers for a test file and closes them all at its end: `const receivers = receiverSet();`. */
+export function receiverSet() {
+  const started: Receiver[] = [];
+  return {
+    async start(statuses: number[] = [], options: { hang?: boolean } = {}): Promise<Receiver> {
+      const receiver = await startReceiver(statuses, options);
+      started.push(receiver);
+      return receiver;
+    },
+    closeAll: () => Promise.all(started.map((receiver) => receiver.close())),
+  };
+}
