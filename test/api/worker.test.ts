@@ -7,6 +7,7 @@ import type { DatabaseHandle } from '../../src/db/database.js';
 import { relayEvents } from '../../src/events/relay.js';
 import { type AnyJob, defineJob } from '../../src/jobs/job.js';
 import { enqueue } from '../../src/jobs/queue.js';
+import type { SweepDefinition } from '../../src/jobs/sweeps.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { ENDPOINT_CONCURRENCY } from '../../src/modules/webhooks/webhooks.job.js';
@@ -238,6 +239,68 @@ describe('background worker', () => {
     assert.equal(row?.attempts, 0);
     assert.equal(await new Worker(withJobs([later]), t.app.log).drain(), 1);
     assert.deepEqual(await jobsLeft(), []);
+  });
+
+  test('a sweep runs as one recurring job across workers, on every tenant clock', async () => {
+    const moved = await newWorkspace(t);
+    assert.equal((await moved.api.post('/account/test-clock/advance', { days: 2 })).status, 200);
+    const seen: { mode: string; workspaceId?: string; except?: readonly string[]; now: string }[][] = [];
+    let active = 0;
+    let overlapped = false;
+    const sweep: SweepDefinition = {
+      name: 'test.sweep',
+      everyMs: 60_000,
+      async run(_ctx, scope) {
+        active += 1;
+        overlapped ||= active > 1;
+        if (!scope.workspaceId && scope.mode === 'live') seen.push([]);
+        seen.at(-1)?.push({
+          mode: scope.mode,
+          ...(scope.workspaceId ? { workspaceId: scope.workspaceId } : {}),
+          ...(scope.exceptWorkspaceIds ? { except: scope.exceptWorkspaceIds } : {}),
+          now: scope.now.toISOString(),
+        });
+        await sleep(5);
+        active -= 1;
+        return 0;
+      },
+    };
+    const ctx: AppContext = { ...t.ctx, registry: { ...t.ctx.registry, sweeps: [sweep] } };
+    const a = new Worker(ctx, t.app.log, { pollMs: 10 });
+    const b = new Worker(secondNode(ctx), t.app.log, { pollMs: 10 });
+    a.start();
+    b.start();
+    try {
+      const waitFor = async (runs: number) => {
+        const deadline = Date.now() + 5_000;
+        while (seen.length < runs && Date.now() < deadline) await sleep(10);
+        await sleep(100);
+      };
+      await waitFor(1);
+      assert.equal(seen.length, 1, 'one run between the two workers, and not again before it is due');
+      const now = t.clock.now().getTime();
+      const [first] = seen;
+      assert.deepEqual(first?.[0], { mode: 'live', now: new Date(now).toISOString() });
+      assert.equal(first?.[1]?.mode, 'test');
+      assert.ok(
+        first?.[1]?.except?.includes(moved.workspaceId),
+        'the moved clock is not in the shared scope',
+      );
+      assert.deepEqual(
+        first?.find((scope) => scope.workspaceId === moved.workspaceId),
+        { mode: 'test', workspaceId: moved.workspaceId, now: new Date(now + 2 * 86_400_000).toISOString() },
+      );
+
+      t.clock.advance(60_000);
+      a.wake();
+      b.wake();
+      await waitFor(2);
+      assert.equal(seen.length, 2);
+      assert.equal(overlapped, false);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await t.ctx.db.deleteFrom('jobs').where('dedupe_key', '=', 'sweep:test.sweep').execute();
+    }
   });
 
   test('a job that keeps failing is kept as failed, with its last error', async () => {
