@@ -4,13 +4,15 @@ import { type AppContext, createContext } from './context.js';
 import type { DialectName } from './db/dialect.js';
 import type { Db } from './db/schema.js';
 import { authPlugin, scopePlugin } from './http/auth.js';
-import { ok, requestIdFor } from './http/envelope.js';
+import { ok } from './http/envelope.js';
 import { registerErrorHandler } from './http/errors.js';
 import { idempotencyPlugin } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
 import { registerDocs, registerOpenApi } from './http/openapi.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+import { type HttpLimits, serverOptions } from './http/server-options.js';
 import { registerValidation } from './http/validation.js';
 import type { Clock } from './lib/clock.js';
 import { UsageRecorder } from './modules/account/usage.recorder.js';
@@ -25,8 +27,10 @@ export interface BuildAppOptions {
   clock?: Clock;
   /** The outside world; built from the configuration unless a test brings its own. */
   ports?: Ports;
-  /** Pino options or false; defaults to the configured level. */
+  /** false for no log; pino options (a stream, say) on top of the configured level and redaction. */
   logger?: boolean | object;
+  /** Request and header timeouts; tests shorten them. */
+  http?: Partial<HttpLimits>;
 }
 
 declare module 'fastify' {
@@ -40,17 +44,7 @@ declare module 'fastify' {
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const ctx: AppContext = createContext(options);
 
-  const app = Fastify({
-    logger: options.logger ?? {
-      level: options.config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'],
-    },
-    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
-    requestIdHeader: false,
-    bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
-  });
+  const app = Fastify(serverOptions(options.config, options));
 
   app.decorate('ctx', ctx);
   const usage = new UsageRecorder(ctx.db, ctx.clock);
@@ -61,10 +55,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerSecurityHeaders(app);
   registerErrorHandler(app);
   registerValidation(app);
   registerNotFound(app);
-  registerMetrics(app);
+  registerMetrics(app, ctx);
   await registerOpenApi(app, ctx.config);
   await registerDocs(app);
 
@@ -88,14 +83,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
         app.swagger(),
       );
-      await api.register(authPlugin, { ctx });
       await api.register(rateLimitPlugin, { config: ctx.config });
+      await api.register(authPlugin, { ctx });
+      api.addHook('onRequest', api.limits.perKey);
       await api.register(scopePlugin);
       await api.register(idempotencyPlugin, { ctx });
       api.addHook('onResponse', async (request, reply) => {
         if (request.auth) usage.record(request.auth, reply.statusCode >= 400);
       });
 
+      registerNotFound(api);
       for (const module of modules) if (module.routes) await api.register(module.routes, { ctx });
     },
     { prefix: '/api/v1' },

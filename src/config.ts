@@ -18,6 +18,10 @@ export interface Config {
   logLevel: LogLevel;
   /** Run background jobs inside `serve`; turn off when dedicated `paytrack worker` processes run them. */
   embeddedWorker: boolean;
+  /** Failed authentications one address may make per minute before it gets 429. */
+  failedAuthPerMinute: number;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -84,7 +88,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     smtpUrl: env.SMTP_URL || undefined,
     logLevel,
     embeddedWorker: parseBoolean('EMBEDDED_WORKER', env.EMBEDDED_WORKER, true, problems),
+    failedAuthPerMinute:
+      parsePositiveInt('FAILED_AUTH_PER_MINUTE', env.FAILED_AUTH_PER_MINUTE, problems) ?? 60,
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
+  if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
+    problems.push('METRICS_TOKEN must be at least 16 characters');
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -6,6 +6,7 @@ import { idempotencyExpirySweep } from './http/idempotency.sweep.js';
 import type { AnyJob } from './jobs/job.js';
 import { type SweepDefinition, sweepJob } from './jobs/sweeps.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { createMetrics, type Metrics } from './metrics.js';
 import { modules } from './modules/index.js';
 import { registryOf } from './modules/manifest.js';
 import { createPorts, type Ports } from './ports/ports.js';
@@ -30,6 +31,7 @@ export interface AppContext {
   clock: Clock;
   ports: Ports;
   registry: Registry;
+  metrics: Metrics;
 }
 
 export interface ContextOptions {
@@ -51,5 +53,6 @@ export function createContext(options: ContextOptions): AppContext {
     clock: options.clock ?? systemClock,
     ports: options.ports ?? createPorts(options.config),
     registry,
+    metrics: createMetrics(),
   };
 }

@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import type { Config } from '../config.js';
 import { type AppContext, createContext } from '../context.js';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase, sqlitePath } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { hasMigrated, migrateToLatest } from '../db/migrate.js';
+import { CommandError } from './io.js';
 
 export interface OpenedDatabase {
   handle: DatabaseHandle;
@@ -10,15 +12,38 @@ export interface OpenedDatabase {
   applied: string[];
 }
 
+export interface OpenOptions {
+  /**
+   * May start a database where there is none (`serve`, `migrate`, `workspace create`); every other command
+   * refuses, so one run in the wrong folder does not leave an empty database behind.
+   */
+  create: boolean;
+  poolSize?: number;
+}
+
 /** Where the configured database is. */
 export function databaseOptions(config: Readonly<Config>): OpenDatabaseOptions {
   return { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
 }
 
+function noDatabase(config: Readonly<Config>): CommandError {
+  return new CommandError(
+    `no paytrack database in ${describeDatabase(config)}. Run 'paytrack migrate' (or 'paytrack serve') to create ` +
+      'one there, or point DATA_DIR or DATABASE_URL at the one you meant.',
+  );
+}
+
 /** Opens the configured database and brings its schema up to date; every command starts here. */
-export async function openMigrated(config: Readonly<Config>, poolSize?: number): Promise<OpenedDatabase> {
-  const handle = openDatabase({ ...databaseOptions(config), ...(poolSize ? { poolSize } : {}) });
+export async function openMigrated(config: Readonly<Config>, options: OpenOptions): Promise<OpenedDatabase> {
+  if (!options.create && !config.databaseUrl && !fs.existsSync(sqlitePath(config.dataDir))) {
+    throw noDatabase(config);
+  }
+  const handle = openDatabase({
+    ...databaseOptions(config),
+    ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+  });
   try {
+    if (!options.create && !(await hasMigrated(handle.db))) throw noDatabase(config);
     const applied = await migrateToLatest(handle.db, handle.dialect);
     const ctx: AppContext = createContext({ config, db: handle.db, dialect: handle.dialect });
     return { handle, ctx, applied };
@@ -28,14 +53,22 @@ export async function openMigrated(config: Readonly<Config>, poolSize?: number):
   }
 }
 
-/** Runs one short command against the database and closes it, whatever happens. */
+/**
+ * Runs one short command against the database and closes it, whatever happens. A failure says which
+ * database the command opened.
+ */
 export async function withDatabase<T>(
   config: Readonly<Config>,
   work: (opened: OpenedDatabase) => Promise<T>,
+  options: { create: boolean } = { create: false },
 ) {
-  const opened = await openMigrated(config, 2);
+  const opened = await openMigrated(config, { create: options.create, poolSize: 2 });
   try {
     return await work(opened);
+  } catch (error) {
+    if (error instanceof CommandError)
+      throw new CommandError(`${error.message} (${describeDatabase(config)})`);
+    throw error;
   } finally {
     await opened.handle.close();
   }

@@ -16,7 +16,7 @@ Brings the configured database up to date and prints each migration it applied.
   async run(args, io) {
     parseArgs({ args, options: {}, strict: true, allowPositionals: false });
     const config = loadConfig(io.env);
-    const applied = await withDatabase(config, async (opened) => opened.applied);
+    const applied = await withDatabase(config, async (opened) => opened.applied, { create: true });
     for (const name of applied) println(io.stdout, `Applied migration ${name}`);
     println(
       io.stdout,

@@ -9,6 +9,7 @@ import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
 import { workspaceCreateCommand } from './workspace-create.js';
+import { workspaceListCommand } from './workspace-list.js';
 
 export type { CliIo } from './io.js';
 
@@ -17,6 +18,7 @@ const COMMANDS: readonly Command[] = [
   workerCommand,
   migrateCommand,
   workspaceCreateCommand,
+  workspaceListCommand,
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,

@@ -30,7 +30,7 @@ process unless EMBEDDED_WORKER=false; then run 'paytrack worker' beside it.`,
     parseArgs({ args, options: {}, strict: true, allowPositionals: false });
     const config = loadConfig(io.env);
     const shutdown = untilShutdown(io.signal);
-    const { handle, applied } = await openMigrated(config);
+    const { handle, applied } = await openMigrated(config, { create: true });
     let app: FastifyInstance | undefined;
     let worker: Worker | undefined;
     let workerHandle: DatabaseHandle | undefined;

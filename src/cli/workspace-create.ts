@@ -45,7 +45,7 @@ export const workspaceCreateCommand: Command = {
 
     const config = loadConfig(io.env);
     const workspace = workspaceToView(
-      await withDatabase(config, ({ ctx }) => createWorkspace(ctx.db, ctx.clock, input)),
+      await withDatabase(config, ({ ctx }) => createWorkspace(ctx.db, ctx.clock, input), { create: true }),
     );
     if (values.json) {
       printJson(io.stdout, workspace);

@@ -60,6 +60,11 @@ async function appliedMigrations(db: Db): Promise<Set<string> | null> {
   }
 }
 
+/** Whether a paytrack schema was ever created in this database. */
+export async function hasMigrated(db: Db): Promise<boolean> {
+  return (await appliedMigrations(db)) !== null;
+}
+
 export async function migrateToLatest(db: Db, dialect: DialectName): Promise<string[]> {
   // Kysely's Migrator first introspects every table of every schema, which fails when another schema is
   // dropped meanwhile (parallel test runs) and is slow on a large catalogue: skip it when nothing is pending.

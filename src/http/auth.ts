@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { AppError } from '../lib/app-error.js';
@@ -15,18 +15,38 @@ declare module 'fastify' {
   }
 }
 
-/** Bearer key -> `request.auth`; every route inside needs one unless marked public. */
+const SEND_A_KEY = 'Send an API key as "Authorization: Bearer <API_KEY>".';
+
+/** The presented key, or the reason there is none that can be used. */
+function presentedKey(request: FastifyRequest): { key: string } | { refusal: string } {
+  // Node keeps only the first of repeated Authorization headers; a proxy may read another one.
+  if ((request.raw.headersDistinct?.authorization?.length ?? 0) > 1) {
+    return { refusal: 'Send exactly one Authorization header.' };
+  }
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1] ? { key: match[1] } : { refusal: SEND_A_KEY };
+}
+
+/** A failed authentication counts against its address's limit before it is answered 401. */
+async function refuse(request: FastifyRequest, reply: FastifyReply, message: string): Promise<never> {
+  await request.server.limits.failedAuth(request, reply);
+  throw new AppError('unauthorized', message);
+}
+
+/**
+ * Bearer key -> `request.auth`; every route inside needs one unless marked public. An unknown route asked
+ * without any key is left to the not-found answer.
+ */
 export const authPlugin = fp<{ ctx: AppContext }>(async (app: FastifyInstance, { ctx }) => {
   app.decorateRequest('auth', null);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.public) return;
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match?.[1]) {
-      throw new AppError('unauthorized', 'Send an API key as "Authorization: Bearer <API_KEY>".');
-    }
-    const auth = await authenticate(ctx.db, ctx.clock, match[1]);
-    if (!auth) throw new AppError('unauthorized', 'The API key is not valid or has been revoked.');
+    if (request.is404 && request.headers.authorization === undefined) return;
+    const presented = presentedKey(request);
+    if ('refusal' in presented) return refuse(request, reply, presented.refusal);
+    const auth = await authenticate(ctx.db, ctx.clock, presented.key);
+    if (!auth) return refuse(request, reply, 'The API key is not valid or has been revoked.');
     request.auth = auth;
   });
 });
@@ -44,7 +64,6 @@ export const scopePlugin = fp(async (app: FastifyInstance) => {
 });
 
 export function requireAuth(request: { auth: AuthContext | null }): AuthContext {
-  if (!request.auth)
-    throw new AppError('unauthorized', 'Send an API key as "Authorization: Bearer <API_KEY>".');
+  if (!request.auth) throw new AppError('unauthorized', SEND_A_KEY);
   return request.auth;
 }

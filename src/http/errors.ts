@@ -5,6 +5,7 @@ import { validationFields } from './validation.js';
 /** The one code-to-status table. Exhaustive: a new code does not compile until it has a status. */
 export function statusFor(code: ErrorCode): number {
   switch (code) {
+    case 'bad_request':
     case 'invalid_json':
       return 400;
     case 'unauthorized':
@@ -16,6 +17,8 @@ export function statusFor(code: ErrorCode): number {
       return 404;
     case 'method_not_allowed':
       return 405;
+    case 'request_timeout':
+      return 408;
     case 'invalid_state':
     case 'idempotency_key_in_use':
       return 409;
@@ -23,6 +26,8 @@ export function statusFor(code: ErrorCode): number {
       return 413;
     case 'unsupported_media_type':
       return 415;
+    case 'headers_too_large':
+      return 431;
     case 'validation_error':
     case 'idempotency_key_reused':
     case 'amount_exceeds_balance':

@@ -4,7 +4,11 @@ import { sendError } from './errors.js';
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** 405 when the path exists under another method, else 404, both in the envelope. */
+/**
+ * 405 when the path exists under another method, else 404, both in the envelope. Registered at the root and
+ * again under /api/v1, where the scope's hooks run first: a keyed request is authenticated, rate-limited and
+ * counted like any other.
+ */
 export function registerNotFound(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';

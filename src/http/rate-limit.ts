@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
@@ -11,6 +11,23 @@ export function limitFor(config: Readonly<Config>, subscriptionPlan: string): nu
   return config.rateLimitPerMinute ?? planById(subscriptionPlan).rateLimitPerMinute;
 }
 
+type LimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    limits: {
+      /** Counts a keyed request against its key's per-minute limit. */
+      perKey: LimitHook;
+      /** Counts a failed authentication against its address's per-minute limit. */
+      failedAuth: LimitHook;
+    };
+  }
+}
+
+/**
+ * The limiters, shared by all nodes through Redis when REDIS_URL is set. The caller places their hooks:
+ * the per-key one after authentication, the failed-authentication one where authentication fails.
+ */
 export const rateLimitPlugin = fp<{ config: Readonly<Config> }>(async (app: FastifyInstance, { config }) => {
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 })
@@ -23,10 +40,6 @@ export const rateLimitPlugin = fp<{ config: Readonly<Config> }>(async (app: Fast
     ...(redis ? { redis, nameSpace: 'paytrack-rl:' } : {}),
     // A Redis outage must not stop payments: the limiter lets requests through until it answers again.
     skipOnError: true,
-    keyGenerator: (request) => request.auth?.keyId ?? request.ip,
-    max: async (request) => limitFor(config, request.auth?.workspace.subscriptionPlan ?? ''),
-    // Unauthenticated requests never reach this hook; the auth hook answers them first.
-    allowList: (request) => request.auth === null,
     errorResponseBuilder: (_request, context) =>
       new AppError(
         'rate_limited',
@@ -37,7 +50,22 @@ export const rateLimitPlugin = fp<{ config: Readonly<Config> }>(async (app: Fast
         },
       ),
   });
-  // One hook of this scope rather than the plugin's per-route ones, which would run after every scope-level
-  // hook: this way it runs between authentication and the scope check, so a 403 counts and carries the headers.
-  app.addHook('onRequest', app.rateLimit());
+  app.decorate('limits', {
+    perKey: app.rateLimit({
+      keyGenerator: (request) => request.auth?.keyId ?? request.ip,
+      max: async (request) => limitFor(config, request.auth?.workspace.subscriptionPlan ?? ''),
+      // Requests without a key never reach this hook's count: authentication answers them first.
+      allowList: (request) => request.auth === null,
+    }) as LimitHook,
+    failedAuth: app.rateLimit({
+      keyGenerator: (request) => `failed-auth:${request.ip}`,
+      max: config.failedAuthPerMinute,
+      // A 401 says nothing of a key's limit; the address's limit shows only once it refuses (429).
+      addHeadersOnExceeding: {
+        'x-ratelimit-limit': false,
+        'x-ratelimit-remaining': false,
+        'x-ratelimit-reset': false,
+      },
+    }) as LimitHook,
+  });
 });

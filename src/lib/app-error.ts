@@ -1,15 +1,18 @@
 /** Every error code the API can answer with; `http/errors.ts` maps each one to its HTTP status. */
 export type ErrorCode =
+  | 'bad_request'
   | 'invalid_json'
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
   | 'route_not_found'
   | 'method_not_allowed'
+  | 'request_timeout'
   | 'invalid_state'
   | 'idempotency_key_in_use'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'headers_too_large'
   | 'validation_error'
   | 'idempotency_key_reused'
   | 'amount_exceeds_balance'

@@ -1,6 +1,9 @@
 import { AppError } from './app-error.js';
 import { hasPrefix, type IdKind } from './ids.js';
 
+/** What every id looks like: a prefix and 26 characters of Crockford base32. */
+const ID_FORM = /^[a-z]{2,3}_[0-9A-HJKMNP-TV-Z]{26}$/;
+
 /** Opaque keyset cursor: the id of the last item of a page. */
 export function encodeCursor(lastId: string): string {
   return Buffer.from(JSON.stringify({ v: 1, id: lastId }), 'utf8').toString('base64url');
@@ -15,6 +18,7 @@ export function decodeCursor(cursor: string, kind: IdKind): string {
       parsed !== null &&
       (parsed as { v?: unknown }).v === 1 &&
       typeof (parsed as { id?: unknown }).id === 'string' &&
+      ID_FORM.test((parsed as { id: string }).id) &&
       hasPrefix(kind, (parsed as { id: string }).id)
     ) {
       return (parsed as { id: string }).id;

@@ -7,7 +7,9 @@ export const Metadata = Type.Record(
   Type.String({ maxLength: 500 }),
   {
     maxProperties: 50,
-    description: 'Up to 50 string values of your own, keyed by names up to 40 characters.',
+    // The record's key schema does not reach the JSON Schema; propertyNames bounds the keys.
+    propertyNames: { minLength: 1, maxLength: 40 },
+    description: 'Up to 50 string values of your own, keyed by names of 1 to 40 characters.',
   },
 );
 

@@ -1,104 +1,30 @@
 import dns from 'node:dns';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * SSRF guard for webhook URLs: a delivery must never reach loopback, private, link-local (cloud metadata),
- * multicast or reserved addresses unless the server is configured to allow them.
+ * SSRF guard for webhook URLs: a delivery reaches only global unicast addresses (ipaddr.js's range names), never
+ * loopback, private, link-local (cloud metadata), multicast, reserved, documentation or tunnel ranges, unless
+ * the server is configured to allow private targets.
  */
 
-/** IPv4 ranges no webhook may reach, as [network, prefix length]. */
-const BLOCKED_V4: ReadonlyArray<readonly [string, number]> = [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, includes the 169.254.169.254 metadata service
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, includes broadcast
-];
-
-function ipv4ToInt(address: string): number | null {
-  const parts = address.split('.');
-  if (parts.length !== 4) return null;
-  let value = 0;
-  for (const part of parts) {
-    if (!/^[0-9]{1,3}$/.test(part) || Number(part) > 255) return null;
-    value = value * 256 + Number(part);
-  }
-  return value;
-}
-
-function inV4Range(value: number, network: string, prefix: number): boolean {
-  const base = ipv4ToInt(network) ?? 0;
-  const size = 2 ** (32 - prefix);
-  return Math.floor(value / size) === Math.floor(base / size);
-}
-
-export function isBlockedIPv4(address: string): boolean {
-  const value = ipv4ToInt(address);
-  if (value === null) return true;
-  return BLOCKED_V4.some(([network, prefix]) => inV4Range(value, network, prefix));
-}
-
-/** The eight 16-bit groups of an IPv6 address (zone id dropped, embedded IPv4 allowed), or null. */
-export function parseIPv6(address: string): number[] | null {
-  let text = address.replace(/%.*$/, '').toLowerCase();
-  const v4 = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
-  if (v4?.[1]) {
-    const value = ipv4ToInt(v4[1]);
-    if (value === null) return null;
-    const high = Math.floor(value / 65536).toString(16);
-    const low = (value % 65536).toString(16);
-    text = `${text.slice(0, -v4[1].length)}${high}:${low}`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const head = halves[0] ? halves[0].split(':') : [];
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
-  if (groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
-  return groups.map((g) => Number.parseInt(g, 16));
-}
-
-function embeddedV4(high: number, low: number): string {
-  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-}
-
-export function isBlockedIPv6(address: string): boolean {
-  const g = parseIPv6(address);
-  if (!g) return true;
-  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
-  const first80Zero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
-  if (first80Zero && g5 === 0xffff) return isBlockedIPv4(embeddedV4(g6, g7)); // ::ffff:a.b.c.d mapped
-  if (first80Zero && g5 === 0) return true; // ::, ::1 and the deprecated IPv4-compatible ::a.b.c.d
-  if (g0 === 0x64 && g1 === 0xff9b) {
-    // NAT64: the well-known prefix reaches the embedded IPv4 address; the local-use 64:ff9b:1::/48 is private.
-    return g2 !== 0 || g3 !== 0 || g4 !== 0 || g5 !== 0 || isBlockedIPv4(embeddedV4(g6, g7));
-  }
-  if (g0 === 0x2002) return isBlockedIPv4(embeddedV4(g1, g2)); // 6to4
-  if (g0 === 0x2001 && g1 === 0x0db8) return true; // documentation
-  if ((g0 & 0xfe00) === 0xfc00) return true; // unique local fc00::/7
-  if ((g0 & 0xffc0) === 0xfe80) return true; // link-local fe80::/10
-  if ((g0 & 0xffc0) === 0xfec0) return true; // deprecated site-local fec0::/10
-  if ((g0 & 0xff00) === 0xff00) return true; // multicast ff00::/8
-  return false;
+/** NAT64's well-known prefix 64:ff9b::/96 carries a public IPv4 address in its last 32 bits. */
+function nat64Embedded(address: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const parts = address.parts;
+  const wellKnown = parts[0] === 0x64 && parts[1] === 0xff9b && parts.slice(2, 6).every((part) => part === 0);
+  if (!wellKnown) return null;
+  const [high = 0, low = 0] = parts.slice(6);
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 }
 
 /** True for any address a webhook must not reach; anything that is not an IP address is refused too. */
 export function isBlockedAddress(address: string): boolean {
-  const family = net.isIP(address.replace(/%.*$/, ''));
-  if (family === 4) return isBlockedIPv4(address);
-  if (family === 6) return isBlockedIPv6(address);
-  return true;
+  const text = address.replace(/%.*$/, '');
+  if (net.isIP(text) === 0) return true;
+  // process() turns an IPv4-mapped IPv6 address into its IPv4 address.
+  const parsed = ipaddr.process(text);
+  const target = parsed.kind() === 'ipv6' ? (nat64Embedded(parsed as ipaddr.IPv6) ?? parsed) : parsed;
+  return target.range() !== 'unicast';
 }
 
 /** `localhost` and its subdomains resolve to loopback by definition (RFC 6761), whatever DNS says. */

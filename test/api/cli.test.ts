@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { bootstrapIfEmpty } from '../../src/cli/bootstrap.js';
@@ -320,6 +321,29 @@ describe('paytrack command line', () => {
     assert.equal((await cli(env, 'jobs', '--limit', '0')).code, 2);
   });
 
+  test('workspace list shows every workspace, as a table or as JSON', async () => {
+    const ws = await workspaceId();
+    const listed = await cliJson(env, 'workspace', 'list', '--json');
+    const mine = listed.find((w: { id: string }) => w.id === ws);
+    assert.deepEqual(
+      { name: mine.name, defaultCurrency: mine.defaultCurrency, timezone: mine.timezone },
+      { name: 'CLI shop', defaultCurrency: 'USD', timezone: 'UTC' },
+    );
+    const text = await cli(env, 'workspace', 'list');
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, new RegExp(`${ws} +CLI shop +USD +UTC`));
+  });
+
+  test('an error names the database the command opened', async () => {
+    const result = await cli(env, 'key', 'list', '--workspace', 'ws_nowhere');
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no workspace 'ws_nowhere'/);
+    assert.match(
+      result.stderr,
+      t.handle.dialect === 'postgres' ? /PostgreSQL at / : /SQLite at .*paytrack\.db/,
+    );
+  });
+
   test('migrate on an up-to-date database applies nothing', async () => {
     const result = await cli(env, 'migrate');
     assert.equal(result.code, 0, result.stderr);
@@ -371,6 +395,46 @@ describe('paytrack command line', () => {
     const sub = await cli(env, 'key', 'create', '--help');
     assert.equal(sub.code, 0);
     assert.match(sub.stdout, /--scopes LIST/);
+  });
+});
+
+describe('the command line never creates a database by accident', () => {
+  test('commands other than serve, migrate and workspace create refuse a database that does not exist', async () => {
+    const empty = await freshDatabase();
+    try {
+      const env = cliEnv(empty);
+      for (const argv of [
+        ['key', 'list', '--workspace', 'ws_x'],
+        ['key', 'create', '--workspace', 'ws_x', '--mode', 'test'],
+        ['workspace', 'list'],
+        ['jobs'],
+      ]) {
+        const result = await cli(env, ...argv);
+        assert.equal(result.code, 1, `${argv.join(' ')}: ${result.stdout}${result.stderr}`);
+        assert.match(result.stderr, /no paytrack database/);
+        assert.match(result.stderr, /paytrack migrate/);
+        assert.match(result.stderr, empty.schema ? /PostgreSQL at / : new RegExp(empty.dataDir));
+      }
+      if (empty.schema) {
+        const { Client } = (await import('pg')).default;
+        const pg = new Client({ connectionString: empty.databaseUrl });
+        await pg.connect();
+        const tables = await pg.query(
+          'select table_name from information_schema.tables where table_schema = $1',
+          [empty.schema],
+        );
+        await pg.end();
+        assert.deepEqual(tables.rows, [], 'no table was created');
+      } else {
+        assert.deepEqual(fs.readdirSync(empty.dataDir), [], 'no database file was created');
+      }
+      // workspace create may make one: it is how a database starts.
+      const created = await cli(env, 'workspace', 'create', '--name', 'First', '--json');
+      assert.equal(created.code, 0, created.stderr);
+      assert.equal((await cli(env, 'workspace', 'list', '--json')).code, 0);
+    } finally {
+      await empty.drop();
+    }
   });
 });
 
@@ -454,12 +518,16 @@ describe('first start on an empty database', () => {
     }
   });
 
-  test('worker runs until stopped and exits with status 0', async () => {
+  test('worker runs until stopped and exits with status 0, on a database migrate created', async () => {
     const database = await freshDatabase();
     try {
+      const refused = await cli(cliEnv(database), 'worker');
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /no paytrack database/);
+      const migrated = await cli(cliEnv(database), 'migrate');
+      assert.match(migrated.stdout, /Applied migration 0001_initial/);
       const worker = await startCommand(['worker'], cliEnv(database), 'running background jobs');
       assert.equal(await worker.stop(), 0, worker.stderr.text);
-      assert.match(worker.stdout.text, /Applied migration 0001_initial/);
     } finally {
       await database.drop();
     }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/app.js';
+import { type BuildAppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
@@ -65,6 +65,9 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
+  /** Pino options (a stream to read the log, say); no log by default. */
+  logger?: object;
+  http?: BuildAppOptions['http'];
   clock?: ManualClock;
   /** Reopen an existing database (restart tests). */
   database?: TestDatabase;
@@ -81,7 +84,14 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const handle = database.open();
   await migrateToLatest(handle.db, handle.dialect);
   const clock = options.clock ?? new ManualClock();
-  const app = await buildApp({ config, db: handle.db, dialect: handle.dialect, clock, logger: false });
+  const app = await buildApp({
+    config,
+    db: handle.db,
+    dialect: handle.dialect,
+    clock,
+    logger: options.logger ?? false,
+    ...(options.http ? { http: options.http } : {}),
+  });
   await app.ready();
   const worker = new Worker(app.ctx, app.log);
   return {

@@ -28,6 +28,8 @@ describe('loadConfig', () => {
       smtpUrl: undefined,
       logLevel: 'info',
       embeddedWorker: true,
+      failedAuthPerMinute: 60,
+      metricsToken: undefined,
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -45,6 +47,8 @@ describe('loadConfig', () => {
       SMTP_URL: 'smtp://mail:25',
       LOG_LEVEL: 'warn',
       EMBEDDED_WORKER: 'false',
+      FAILED_AUTH_PER_MINUTE: '20',
+      METRICS_TOKEN: 'a-long-enough-scrape-token',
     });
     assert.equal(config.port, 8080);
     assert.equal(config.host, '127.0.0.1');
@@ -57,6 +61,8 @@ describe('loadConfig', () => {
     assert.equal(config.smtpUrl, 'smtp://mail:25');
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.embeddedWorker, false);
+    assert.equal(config.failedAuthPerMinute, 20);
+    assert.equal(config.metricsToken, 'a-long-enough-scrape-token');
   });
 
   test('PUBLIC_URL defaults to the configured port', () => {
@@ -73,6 +79,8 @@ describe('loadConfig', () => {
       RATE_LIMIT_PER_MINUTE: '0',
       WEBHOOK_ALLOW_PRIVATE: 'yes',
       EMBEDDED_WORKER: 'maybe',
+      FAILED_AUTH_PER_MINUTE: '-1',
+      METRICS_TOKEN: 'short',
     });
     const named = [
       'PORT',
@@ -83,6 +91,8 @@ describe('loadConfig', () => {
       'RATE_LIMIT_PER_MINUTE',
       'WEBHOOK_ALLOW_PRIVATE',
       'EMBEDDED_WORKER',
+      'FAILED_AUTH_PER_MINUTE',
+      'METRICS_TOKEN',
     ];
     assert.equal(problems.length, named.length, problems.join('\n'));
     for (const name of named)

@@ -17,12 +17,13 @@ export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
     .executeTakeFirst();
 }
 
-export function findByReference(db: DbOrTrx, tenant: TenantRef, reference: string) {
+/** The payment whose reference compares equal (`referenceKey`). */
+export function findByReferenceKey(db: DbOrTrx, tenant: TenantRef, key: string) {
   return db
     .selectFrom('payments')
     .select('id')
     .where(inTenant(tenant))
-    .where('reference', '=', reference)
+    .where('reference_key', '=', key)
     .executeTakeFirst();
 }
 

@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids.js';
 import { instantRange, toInstant } from '../../lib/instant.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { referenceKey } from '../../lib/text.js';
 import { applyBalanceChange } from '../tracks/tracks.balance.js';
 import { getTrackRow } from '../tracks/tracks.service.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
@@ -45,7 +46,10 @@ export function toApi(row: PaymentsTable): Payment {
 }
 
 const duplicateReference = () =>
-  fieldError({ reference: 'is already used by another payment in this workspace' });
+  fieldError({
+    reference:
+      'is already used by another payment in this workspace (references are compared ignoring case, spaces at the ends and invisible characters)',
+  });
 
 export interface NewPayment {
   trackId: string;
@@ -69,7 +73,11 @@ export type PaymentOutcome =
  * notifications) goes through here.
  */
 export async function applyPayment(trx: Trx, tenant: Tenant, input: NewPayment): Promise<PaymentOutcome> {
-  if (input.reference && (await repo.findByReference(trx, tenant, input.reference))) {
+  const referenceKeyed = input.reference === null ? null : referenceKey(input.reference);
+  if (referenceKeyed === '') {
+    return { ok: false, refusal: fieldError({ reference: 'must contain visible characters' }) };
+  }
+  if (referenceKeyed !== null && (await repo.findByReferenceKey(trx, tenant, referenceKeyed))) {
     return { ok: false, refusal: duplicateReference() };
   }
   const at = tenant.clock.now();
@@ -110,6 +118,7 @@ export async function applyPayment(trx: Trx, tenant: Tenant, input: NewPayment):
     status: 'recorded',
     paid_at: input.paidAt,
     reference: input.reference,
+    reference_key: referenceKeyed,
     source: input.source,
     metadata: stringifyMetadata(input.metadata),
     created_at: at.toISOString(),

@@ -16,7 +16,10 @@ export interface PaymentsTable {
   method: string;
   status: PaymentStatus;
   paid_at: string;
+  /** As sent. */
   reference: string | null;
+  /** The reference in the form references are compared in (`referenceKey`); unique per workspace and mode. */
+  reference_key: string | null;
   source: PaymentSource;
   metadata: string;
   created_at: string;

@@ -114,6 +114,7 @@ export const deliverWebhookJob = defineJob<
     const started = performance.now();
     const outcome = await send(ctx, endpoint, event, attemptedAt);
     const durationMs = Math.round(performance.now() - started);
+    ctx.metrics.deliveryAttempts.inc({ status: outcome.ok ? 'succeeded' : 'failed' });
     const retries = !outcome.ok && job.attempt < job.maxAttempts;
     const retryAt = retries
       ? new Date(ctx.clock.now().getTime() + deliveryBackoffMs(job.attempt))

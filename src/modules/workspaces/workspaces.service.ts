@@ -62,6 +62,10 @@ export function lockWorkspace(trx: DbOrTrx, dialect: DialectName, id: string) {
   return forUpdate(dialect, trx.selectFrom('workspaces').selectAll().where('id', '=', id)).executeTakeFirst();
 }
 
+export function listWorkspaces(db: DbOrTrx) {
+  return db.selectFrom('workspaces').selectAll().orderBy('id').execute();
+}
+
 export async function hasAnyWorkspace(db: Db): Promise<boolean> {
   const row = await db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
   return row !== undefined;

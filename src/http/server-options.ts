@@ -1,0 +1,124 @@
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyHttpOptions } from 'fastify';
+import type { Config } from '../config.js';
+import { type ErrorCode, fieldError } from '../lib/app-error.js';
+import { requestIdFor } from './envelope.js';
+import { sendError, statusFor } from './errors.js';
+import { SECURITY_HEADERS } from './security-headers.js';
+
+export interface HttpLimits {
+  /** The whole request, body included, must arrive within this. */
+  requestTimeoutMs: number;
+  /** The request line and headers must arrive within this. */
+  headersTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 };
+
+/** Query parameters whose values never reach a log line. */
+const SECRET_PARAM = /key|token|secret|passw|auth|sig/i;
+
+/** The URL as logged: the values of parameters that look secret are replaced. */
+export function loggableUrl(url: string): string {
+  const question = url.indexOf('?');
+  if (question < 0) return url;
+  const params = url
+    .slice(question + 1)
+    .split('&')
+    .map((pair) => {
+      const [name = ''] = pair.split('=', 1);
+      return SECRET_PARAM.test(decodeURIComponentSafe(name)) ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, question)}?${params.join('&')}`;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Errors Node's HTTP parser meets before Fastify sees a request (oversized headers, a malformed request line, a
+ * client too slow): answered in the envelope too, then the connection is closed.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [code, message]: [ErrorCode, string] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? ['headers_too_large', 'The request headers are larger than the server accepts.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['request_timeout', 'The request did not arrive in time; the connection is closed.']
+        : ['bad_request', 'The request is not valid HTTP.'];
+  const status = statusFor(code);
+  const requestId = requestIdFor(undefined);
+  const body = JSON.stringify({ success: false, error: { code, message }, request_id: requestId });
+  const headers = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': requestId,
+    ...SECURITY_HEADERS,
+    connection: 'close',
+  };
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\r\n')}\r\n\r\n${body}`,
+  );
+}
+
+/** Fastify's options: logging without secrets, request ids, bounds and timeouts, errors in the envelope. */
+export function serverOptions(
+  config: Readonly<Config>,
+  options: { logger?: boolean | object; http?: Partial<HttpLimits> },
+): FastifyHttpOptions<Server> {
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.http };
+  return {
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'],
+            serializers: {
+              req: (req: { method: string; url: string; hostname?: string; ip?: string }) => ({
+                method: req.method,
+                url: loggableUrl(req.url),
+                host: req.hostname,
+                remoteAddress: req.ip,
+              }),
+            },
+            ...(typeof options.logger === 'object' ? options.logger : {}),
+          },
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    requestTimeout: limits.requestTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      // How often Node looks for requests past their timeouts (30 s by default, longer than the timeouts).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    clientErrorHandler: answerClientError,
+    // Path parameters as long as the URL: the route's schema gives the same validation_error at any length.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8_192 },
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      if (error.code === 'FST_ERR_BAD_URL') {
+        return sendError(
+          request,
+          reply,
+          fieldError({ path: 'is not a valid URL: malformed percent-encoding' }),
+        );
+      }
+      return sendError(request, reply, fieldError({ path: error.message }));
+    },
+  };
+}
