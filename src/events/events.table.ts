@@ -8,6 +8,8 @@ export interface EventsTable {
   type: string;
   /** JSON of the object the event is about. */
   data: string;
+  /** JSON of the changed fields' values before the change, on update events. */
+  previous_attributes: string | null;
   created_at: string;
   /** When the relay handed the event to its subscribers; null until then. */
   dispatched_at: string | null;

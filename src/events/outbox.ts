@@ -4,15 +4,35 @@ import type { Tenant } from '../lib/tenant.js';
 import type { EventCatalog, EventType } from './catalog.js';
 import type { EventsTable } from './events.table.js';
 
-/** The event as delivered: `{ id, type, createdAt, livemode, data: { object } }`. */
+/** The event as delivered: `{ id, type, createdAt, livemode, data: { object, previous_attributes? } }`. */
 export function eventToApi(row: EventsTable) {
   return {
     id: row.id,
     type: row.type,
     createdAt: row.created_at,
     livemode: row.mode === 'live',
-    data: { object: JSON.parse(row.data) as unknown },
+    data: {
+      object: JSON.parse(row.data) as unknown,
+      ...(row.previous_attributes === null
+        ? {}
+        : { previous_attributes: JSON.parse(row.previous_attributes) as Record<string, unknown> }),
+    },
   };
+}
+
+/**
+ * The old values of the fields that differ between two versions of an API object: an update event's
+ * `previous_attributes` (the update time itself is left out). Null when nothing differs.
+ */
+export function changedFrom<T extends object>(before: T, after: T): Partial<T> | null {
+  const changed = Object.fromEntries(
+    Object.entries(before).filter(
+      ([key, value]) =>
+        key !== 'updatedAt' &&
+        JSON.stringify(value) !== JSON.stringify((after as Record<string, unknown>)[key]),
+    ),
+  ) as Partial<T>;
+  return Object.keys(changed).length > 0 ? changed : null;
 }
 
 /**
@@ -24,6 +44,7 @@ export async function recordEvent<T extends EventType>(
   tenant: Tenant,
   type: T,
   object: EventCatalog[T],
+  previousAttributes?: Partial<EventCatalog[T]> | null,
 ): Promise<EventsTable> {
   const now = tenant.clock.now();
   const row: EventsTable = {
@@ -32,6 +53,7 @@ export async function recordEvent<T extends EventType>(
     mode: tenant.mode,
     type,
     data: JSON.stringify(object),
+    previous_attributes: previousAttributes ? JSON.stringify(previousAttributes) : null,
     created_at: now.toISOString(),
     dispatched_at: null,
   };

@@ -1,4 +1,4 @@
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
@@ -60,12 +60,13 @@ export const rateLimitPlugin = fp<{ config: Readonly<Config> }>(async (app: Fast
     failedAuth: app.rateLimit({
       keyGenerator: (request) => `failed-auth:${request.ip}`,
       max: config.failedAuthPerMinute,
-      // A 401 says nothing of a key's limit; the address's limit shows only once it refuses (429).
+      // A 401 says nothing of a key's limit; the address's limit shows only once it refuses (429). The
+      // plugin honours this per limiter, though its types list it for the plugin only.
       addHeadersOnExceeding: {
         'x-ratelimit-limit': false,
         'x-ratelimit-remaining': false,
         'x-ratelimit-reset': false,
       },
-    }) as LimitHook,
+    } as RateLimitOptions) as LimitHook,
   });
 });

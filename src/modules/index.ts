@@ -1,5 +1,6 @@
 import { accountModule } from './account/account.module.js';
 import { customersModule } from './customers/customers.module.js';
+import { eventsModule } from './events/events.module.js';
 import { ledgerModule } from './ledger/ledger.module.js';
 import type { ModuleManifest } from './manifest.js';
 import { paymentsModule } from './payments/payments.module.js';
@@ -16,4 +17,5 @@ export const modules: readonly ModuleManifest[] = [
   paymentsModule,
   ledgerModule,
   webhooksModule,
+  eventsModule,
 ];

@@ -68,6 +68,11 @@ describe('restart', () => {
         'payment.recorded',
         'payment.recorded',
         'track.created',
+        'track.updated',
+        'track.updated',
+        'track.updated',
+        'track.updated',
+        'track.updated',
       ]);
     } finally {
       await second.close({ drop: false });

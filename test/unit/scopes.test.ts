@@ -22,6 +22,8 @@ describe('requiredScope', () => {
       ['/api/v1/payments', 'POST', 'payments:write'],
       ['/api/v1/ledger', 'GET', 'ledger:read'],
       ['/api/v1/webhooks/:id/test', 'POST', 'webhooks:write'],
+      ['/api/v1/events', 'GET', 'events:read'],
+      ['/api/v1/events/:id/resend', 'POST', 'events:write'],
       ['/api/v1/reminders/send', 'POST', 'reminders:write'],
       ['/api/v1/reports/summary', 'GET', 'reports:read'],
       ['/api/v1/collection-schedules', 'GET', 'schedules:read'],
@@ -61,8 +63,9 @@ describe('allows', () => {
 
 describe('scope names', () => {
   test('every resource has read and write', () => {
-    assert.equal(ALL_SCOPES.length, 22);
+    assert.equal(ALL_SCOPES.length, 24);
     assert.ok(isScope('schedules:write'));
+    assert.ok(isScope('events:read'));
     assert.ok(isScope('account:read'));
     assert.equal(isScope('collection-schedules:read'), false);
     assert.equal(isScope('tracks:admin'), false);

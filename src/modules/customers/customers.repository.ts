@@ -1,4 +1,4 @@
-import { containsText, type DialectName } from '../../db/dialect.js';
+import { containsText, type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -16,6 +16,14 @@ export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
     .where('id', '=', id)
     .where(inTenant(tenant))
     .executeTakeFirst();
+}
+
+/** The customer, locked until the transaction ends (PostgreSQL), so an update knows the values it replaces. */
+export function findByIdForUpdate(db: DbOrTrx, dialect: DialectName, tenant: TenantRef, id: string) {
+  return forUpdate(
+    dialect,
+    db.selectFrom('customers').selectAll().where('id', '=', id).where(inTenant(tenant)),
+  ).executeTakeFirst();
 }
 
 /**

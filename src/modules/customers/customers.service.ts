@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { recordEvent } from '../../events/outbox.js';
+import { changedFrom, recordEvent } from '../../events/outbox.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
@@ -88,6 +88,7 @@ export async function updateCustomer(
 ): Promise<Customer> {
   const phone = input.phone !== undefined ? normalisePhone(input.phone) : undefined;
   return inTransaction(ctx, async (trx) => {
+    const before = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
     const row = await repo.updateIn(trx, tenant, id, 'active', {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.email !== undefined ? { email: input.email } : {}),
@@ -96,9 +97,9 @@ export async function updateCustomer(
       ...(input.metadata !== undefined ? { metadata: stringifyMetadata(input.metadata) } : {}),
       updated_at: tenant.clock.now().toISOString(),
     });
-    if (!row) return refusal(trx, tenant, id, 'update');
+    if (!row || !before) return refusal(trx, tenant, id, 'update');
     const customer = toApi(row);
-    await recordEvent(trx, tenant, 'customer.updated', customer);
+    await recordEvent(trx, tenant, 'customer.updated', customer, changedFrom(toApi(before), customer));
     return customer;
   });
 }

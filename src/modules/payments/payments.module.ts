@@ -1,11 +1,11 @@
 import type { EventPayloads } from '../../events/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { paymentsRoutes } from './payments.routes.js';
-import { Payment } from './payments.schemas.js';
+import { PaymentEvent } from './payments.schemas.js';
 
 const events = {
-  'payment.recorded': Payment,
-  'payment.reversed': Payment,
+  'payment.recorded': PaymentEvent,
+  'payment.reversed': PaymentEvent,
 };
 
 declare module '../../events/catalog.js' {

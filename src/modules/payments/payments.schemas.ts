@@ -62,6 +62,15 @@ export const Payment = Type.Object({
 });
 export type Payment = Static<typeof Payment>;
 
+/** A payment as its events carry it: with the plan's balance right after it. */
+export const PaymentEvent = Type.Object({
+  ...Payment.properties,
+  balanceAfter: Type.Integer({
+    description: "The plan's balance right after this payment (or its reversal).",
+  }),
+});
+export type PaymentEvent = Static<typeof PaymentEvent>;
+
 export const PaymentReverse = Type.Object(
   {
     reason: Type.Optional(

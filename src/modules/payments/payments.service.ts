@@ -127,7 +127,7 @@ export async function applyPayment(trx: Trx, tenant: Tenant, input: NewPayment):
   };
   await repo.insert(trx, row);
   const payment = toApi(row);
-  await recordEvent(trx, tenant, 'payment.recorded', payment);
+  await recordEvent(trx, tenant, 'payment.recorded', { ...payment, balanceAfter: track.balance });
   return { ok: true, payment, track };
 }
 
@@ -191,7 +191,7 @@ export async function reversePayment(
     });
     if (!outcome.ok) throw new Error(`reversing payment ${id}: the plan refused (${outcome.reason})`);
     const payment = toApi(reversed);
-    await recordEvent(trx, tenant, 'payment.reversed', payment);
+    await recordEvent(trx, tenant, 'payment.reversed', { ...payment, balanceAfter: outcome.track.balance });
     return payment;
   });
 }

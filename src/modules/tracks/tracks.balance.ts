@@ -6,6 +6,7 @@ import type { Tenant } from '../../lib/tenant.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import type { LedgerEntryType } from '../ledger/ledger.table.js';
 import { toApi } from './tracks.mapper.js';
+import type { Track } from './tracks.schemas.js';
 import type { TrackStatus, TracksTable } from './tracks.table.js';
 
 export interface BalanceChange {
@@ -17,6 +18,8 @@ export interface BalanceChange {
   /** The states the plan may be in for this change. */
   from: readonly TrackStatus[];
   entry: { type: LedgerEntryType; occurredAt?: string; refs: Record<string, string> };
+  /** Old values of other fields the caller changed in the same transaction, for the one `track.updated`. */
+  alsoChanged?: Partial<Track> | null;
 }
 
 export type BalanceOutcome =
@@ -31,8 +34,9 @@ export type BalanceOutcome =
  * The money core: the only code that moves a plan's balance. Runs in the caller's transaction (a payment, a
  * reversal, an adjustment, later a collection or a provider notification): one conditional statement moves
  * amount, paid and balance together (concurrent changes queue on the row, none is lost, the balance never goes
- * below 0), then appends the ledger entry that carries the change, and emits `track.completed` when the plan
- * is paid off. A completed plan whose balance goes up again is active again.
+ * below 0), then appends the ledger entry that carries the change and emits `track.updated` with the old
+ * values, and `track.completed` when the plan is paid off. A completed plan whose balance goes up again is
+ * active again.
  */
 export async function applyBalanceChange(
   trx: DbOrTrx,
@@ -79,7 +83,19 @@ export async function applyBalanceChange(
     ...(change.entry.occurredAt ? { occurredAt: change.entry.occurredAt } : {}),
     refs: change.entry.refs,
   });
-  if (track.status === 'completed' && net !== 0)
-    await recordEvent(trx, tenant, 'track.completed', toApi(track));
+  if (net !== 0) {
+    const balanceBefore = track.balance - net;
+    const statusBefore: TrackStatus =
+      track.status === 'archived' ? 'archived' : balanceBefore === 0 ? 'completed' : 'active';
+    const api = toApi(track);
+    await recordEvent(trx, tenant, 'track.updated', api, {
+      ...change.alsoChanged,
+      ...(change.amountDelta !== 0 ? { amount: track.amount - change.amountDelta } : {}),
+      ...(change.paidDelta !== 0 ? { amountPaid: track.amount_paid - change.paidDelta } : {}),
+      balance: balanceBefore,
+      ...(statusBefore !== track.status ? { status: statusBefore } : {}),
+    });
+    if (track.status === 'completed') await recordEvent(trx, tenant, 'track.completed', api);
+  }
   return { ok: true, track };
 }

@@ -1,3 +1,4 @@
+import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -10,6 +11,14 @@ export function insert(db: DbOrTrx, row: TracksTable) {
 
 export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
   return db.selectFrom('tracks').selectAll().where('id', '=', id).where(inTenant(tenant)).executeTakeFirst();
+}
+
+/** The plan, locked until the transaction ends (PostgreSQL), so a change knows the values it replaces. */
+export function findByIdForUpdate(db: DbOrTrx, dialect: DialectName, tenant: TenantRef, id: string) {
+  return forUpdate(
+    dialect,
+    db.selectFrom('tracks').selectAll().where('id', '=', id).where(inTenant(tenant)),
+  ).executeTakeFirst();
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { recordEvent } from '../../events/outbox.js';
+import { changedFrom, recordEvent } from '../../events/outbox.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
@@ -104,7 +104,10 @@ async function refusal(trx: DbOrTrx, tenant: TenantRef, id: string, action: stri
   throw invalidState('track', current.status, action);
 }
 
-/** Title, due date and metadata change in place; a new amount moves the balance and is a ledger adjustment. */
+/**
+ * Title, due date and metadata change in place; a new amount moves the balance through the money core and is
+ * a ledger adjustment. One `track.updated` carries the old values of everything that changed.
+ */
 export async function updateTrack(
   ctx: AppContext,
   tenant: Tenant,
@@ -112,32 +115,34 @@ export async function updateTrack(
   input: TrackUpdate,
 ): Promise<Track> {
   return inTransaction(ctx, async (trx) => {
-    // Taking the row first (under its lock on PostgreSQL) makes the amount delta exact.
-    const current = await repo.updateIn(trx, tenant, id, NOT_ARCHIVED, {
+    // Locked first, so the old values and the amount delta are exact.
+    const before = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
+    const updated = await repo.updateIn(trx, tenant, id, NOT_ARCHIVED, {
       ...(input.title !== undefined ? { title: input.title } : {}),
       ...(input.dueDate !== undefined ? { due_date: input.dueDate } : {}),
       ...(input.metadata !== undefined ? { metadata: stringifyMetadata(input.metadata) } : {}),
       updated_at: tenant.clock.now().toISOString(),
     });
-    if (!current) return refusal(trx, tenant, id, 'update');
-    let row = current;
-    if (input.amount !== undefined && input.amount !== current.amount) {
-      if (input.amount < current.amount_paid) {
-        throw fieldError({ amount: `must be at least the ${current.amount_paid} already paid` });
-      }
-      const outcome = await applyBalanceChange(trx, tenant, {
-        trackId: id,
-        amountDelta: input.amount - current.amount,
-        paidDelta: 0,
-        from: NOT_ARCHIVED,
-        entry: { type: 'plan.adjusted', refs: { previousAmount: String(current.amount) } },
-      });
-      if (!outcome.ok) throw new Error(`plan ${id} changed under its own row lock`);
-      row = outcome.track;
+    if (!updated || !before) return refusal(trx, tenant, id, 'update');
+    const alsoChanged = changedFrom(toApi(before), toApi(updated));
+    if (input.amount === undefined || input.amount === updated.amount) {
+      const track = toApi(updated);
+      if (alsoChanged) await recordEvent(trx, tenant, 'track.updated', track, alsoChanged);
+      return track;
     }
-    const track = toApi(row);
-    await recordEvent(trx, tenant, 'track.updated', track);
-    return track;
+    if (input.amount < updated.amount_paid) {
+      throw fieldError({ amount: `must be at least the ${updated.amount_paid} already paid` });
+    }
+    const outcome = await applyBalanceChange(trx, tenant, {
+      trackId: id,
+      amountDelta: input.amount - updated.amount,
+      paidDelta: 0,
+      from: NOT_ARCHIVED,
+      entry: { type: 'plan.adjusted', refs: { previousAmount: String(updated.amount) } },
+      alsoChanged,
+    });
+    if (!outcome.ok) throw new Error(`plan ${id} changed under its own row lock`);
+    return toApi(outcome.track);
   });
 }
 

@@ -52,6 +52,7 @@ export async function findDeliveries(db: DbOrTrx, pairs: readonly { eventId: str
       'e.mode',
       'e.type',
       'e.data',
+      'e.previous_attributes',
       'e.created_at',
       'e.dispatched_at',
     ])

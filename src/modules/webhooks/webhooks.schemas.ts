@@ -68,22 +68,6 @@ export const WebhookEndpointListQuery = Type.Object(
 );
 export type WebhookEndpointListQuery = Static<typeof WebhookEndpointListQuery>;
 
-export const Event = Type.Object(
-  {
-    id: Type.String(),
-    type: Type.String(),
-    createdAt: Instant,
-    livemode: Type.Boolean(),
-    data: Type.Object({ object: Type.Unknown() }),
-  },
-  {
-    description:
-      'An event as delivered: POSTed as JSON with the Standard Webhooks headers webhook-id (the event id), ' +
-      'webhook-timestamp (the attempt time) and webhook-signature. Failed deliveries are retried for about 3 days.',
-  },
-);
-export type Event = Static<typeof Event>;
-
 export const DeliveryStatus = Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]);
 
 export const WebhookDelivery = Type.Object({

@@ -8,12 +8,12 @@ import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { limitReached, planById } from '../account/plans.js';
+import type { Event } from '../events/events.schemas.js';
 import { lockWorkspace } from '../workspaces/workspaces.service.js';
 import { generateSecret } from './signing.js';
 import { deliverWebhookJob } from './webhooks.job.js';
 import * as repo from './webhooks.repository.js';
 import type {
-  Event,
   WebhookDelivery,
   WebhookDeliveryListQuery,
   WebhookEndpoint,
