@@ -60,7 +60,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerValidation(app);
   registerNotFound(app);
   registerMetrics(app, ctx);
-  await registerOpenApi(app, ctx.config);
+  await registerOpenApi(app, ctx);
   await registerDocs(app);
 
   app.get('/health', { schema: { hide: true } }, async (request, reply) => {

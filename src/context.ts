@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { DialectName } from './db/dialect.js';
 import type { Db } from './db/schema.js';
+import type { EventSchemas } from './events/catalog.js';
 import type { EventSubscriber } from './events/relay.js';
 import { idempotencyExpirySweep } from './http/idempotency.sweep.js';
 import type { AnyJob } from './jobs/job.js';
@@ -17,6 +18,8 @@ export interface Registry {
   sweeps: readonly SweepDefinition[];
   subscribers: readonly EventSubscriber[];
   eventTypes: readonly string[];
+  /** Each event type's object schema, for the document's webhooks section. */
+  eventSchemas: Readonly<EventSchemas>;
 }
 
 /** What services and jobs need from the running process; built once and passed in. */

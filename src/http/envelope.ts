@@ -29,11 +29,15 @@ export const ErrorEnvelope = Type.Object({
 
 /** List result: newest first, keyset pagination. */
 export function ListOf<T extends TSchema>(item: T) {
-  return Type.Object({
-    items: Type.Array(item),
-    has_more: Type.Boolean(),
-    next_cursor: Type.Union([Type.String(), Type.Null()]),
-  });
+  const title = (item as { title?: unknown }).title;
+  return Type.Object(
+    {
+      items: Type.Array(item),
+      has_more: Type.Boolean({ description: 'More items follow; pass next_cursor as cursor to get them.' }),
+      next_cursor: Type.Union([Type.String(), Type.Null()]),
+    },
+    typeof title === 'string' ? { title: `${title}List` } : {},
+  );
 }
 
 export const PaginationQuery = {

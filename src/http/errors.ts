@@ -1,42 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../lib/app-error.js';
+import { ERROR_CATALOG } from './error-catalog.js';
 import { validationFields } from './validation.js';
 
-/** The one code-to-status table. Exhaustive: a new code does not compile until it has a status. */
+/** The HTTP status of an error code, from the one error table. */
 export function statusFor(code: ErrorCode): number {
-  switch (code) {
-    case 'bad_request':
-    case 'invalid_json':
-      return 400;
-    case 'unauthorized':
-      return 401;
-    case 'forbidden':
-      return 403;
-    case 'not_found':
-    case 'route_not_found':
-      return 404;
-    case 'method_not_allowed':
-      return 405;
-    case 'request_timeout':
-      return 408;
-    case 'invalid_state':
-    case 'idempotency_key_in_use':
-      return 409;
-    case 'payload_too_large':
-      return 413;
-    case 'unsupported_media_type':
-      return 415;
-    case 'headers_too_large':
-      return 431;
-    case 'validation_error':
-    case 'idempotency_key_reused':
-    case 'amount_exceeds_balance':
-      return 422;
-    case 'rate_limited':
-      return 429;
-    case 'internal_error':
-      return 500;
-  }
+  return ERROR_CATALOG[code].status;
 }
 
 export interface ErrorBody {

@@ -1,38 +1,74 @@
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
+import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
+import type { AppContext } from '../context.js';
+import type { ErrorCode } from '../lib/app-error.js';
+import { errorTableMarkdown } from './error-catalog.js';
+import { completeDocument } from './openapi-document.js';
 
-/** OpenAPI 3.1 generated from the route schemas; must be registered before the routes. */
-export async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>): Promise<void> {
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Error codes the operation answers with beyond those its shape implies (a body, a path id, POST). */
+    'x-errors'?: readonly ErrorCode[];
+  }
+}
+
+const DESCRIPTION = `Record and collect money a business is owed: customers, payment plans (the \`tracks\`
+resource), payments, an append-only ledger and signed webhooks.
+
+Every request sends \`Authorization: Bearer <API_KEY>\`: a \`pt_test_\` key acts on the workspace's test data, a
+\`pt_live_\` key on its live data. Each operation names the scope it needs (\`customers:read\`, ...; \`:write\`
+includes \`:read\`).
+
+Every response is an envelope, \`{ "success": true, "data": ..., "request_id": "..." }\` or
+\`{ "success": false, "error": { "code", "message", "details" }, "request_id": "..." }\`; the request id is also
+the \`X-Request-Id\` header. Money is an integer count of the currency's minor unit (kobo, cents), never a float.
+Lists are \`{ "items", "has_more", "next_cursor" }\`, newest first; pass \`cursor\` to page on. POST requests take
+an \`Idempotency-Key\`. Every keyed response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
+\`X-RateLimit-Reset\`.
+
+## Errors
+
+${errorTableMarkdown()}`;
+
+/** OpenAPI 3.1 generated from the route schemas and completed; must be registered before the routes. */
+export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'paytrack API',
         version: '1.0.0',
-        description:
-          'Record and collect money a business is owed. Every response uses the envelope ' +
-          '`{ success, data | error, request_id }`. Money is an integer count of the currency minor unit. ' +
-          'Lists return `{ items, has_more, next_cursor }`, newest first; pass `cursor` to page on. ' +
-          'POST requests accept an `Idempotency-Key` header (kept 24 hours).',
+        description: DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
       },
-      servers: [{ url: config.publicUrl }],
+      servers: [{ url: ctx.config.publicUrl, description: 'This server (PUBLIC_URL)' }],
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'pt_test_… or pt_live_…' },
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'pt_test_… or pt_live_…',
+            description: 'An API key; the scopes an operation lists are those the key needs.',
+          },
         },
       },
       security: [{ apiKey: [] }],
     },
-    hideUntagged: false,
+    transformObject: (generated) =>
+      'openapiObject' in generated
+        ? completeDocument(generated.openapiObject, ctx.registry)
+        : generated.swaggerObject,
   });
 }
 
+/** The reference page at /docs: served from the package itself, nothing loaded from elsewhere. */
 export async function registerDocs(app: FastifyInstance): Promise<void> {
-  await app.register(scalar, {
+  await app.register(swaggerUi, {
     routePrefix: '/docs',
-    configuration: { url: '/api/v1/openapi.json', title: 'paytrack API' },
-    hooks: {},
+    uiConfig: { validatorUrl: null, deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 },
+    theme: { title: 'paytrack API' },
+    staticCSP:
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'",
   });
 }

@@ -38,5 +38,6 @@ export function registryOf(
     sweeps,
     subscribers: manifests.flatMap((m) => m.subscribers ?? []),
     eventTypes,
+    eventSchemas: Object.assign({}, ...manifests.map((m) => m.events ?? {})),
   };
 }

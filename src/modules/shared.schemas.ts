@@ -2,16 +2,18 @@ import { Type } from 'typebox';
 import { NOT_BLANK } from '../http/validation.js';
 
 /** Schemas several modules share: bounds from decisions.md "Limits". */
-export const Metadata = Type.Record(
-  Type.String({ minLength: 1, maxLength: 40 }),
-  Type.String({ maxLength: 500 }),
-  {
-    maxProperties: 50,
-    // The record's key schema does not reach the JSON Schema; propertyNames bounds the keys.
-    propertyNames: { minLength: 1, maxLength: 40 },
-    description: 'Up to 50 string values of your own, keyed by names of 1 to 40 characters.',
-  },
-);
+
+/**
+ * Up to 50 string values keyed by names of 1 to 40 characters. Written as plain JSON Schema: a record's key
+ * schema would not reach the document, and the same schema must read the same in routes and in webhooks.
+ */
+export const Metadata = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  additionalProperties: { type: 'string', maxLength: 500 },
+  propertyNames: { minLength: 1, maxLength: 40 },
+  maxProperties: 50,
+  description: 'Up to 50 string values of your own, keyed by names of 1 to 40 characters.',
+});
 
 export const Amount = Type.Integer({
   minimum: 1,

@@ -13,6 +13,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     '/account',
     {
       schema: {
+        operationId: 'getAccount',
         tags,
         summary: 'The account context',
         description: 'The workspace, the mode and the API key making the request.',
@@ -26,6 +27,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     '/account/usage',
     {
       schema: {
+        operationId: 'getUsage',
         tags,
         summary: 'API usage',
         description:
@@ -43,6 +45,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     '/account/subscription',
     {
       schema: {
+        operationId: 'getSubscription',
         tags,
         summary: 'The subscription access model',
         description: "The workspace's plan, the per-key rate limit in force and the plans on offer.",

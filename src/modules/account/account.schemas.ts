@@ -1,26 +1,45 @@
 import { type Static, Type } from 'typebox';
 import { CalendarDate, Instant } from '../shared.schemas.js';
 
-export const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')]);
+export const Mode = Type.Enum(['test', 'live']);
 
-export const AccountContext = Type.Object({
-  workspace: Type.Object({
-    id: Type.String(),
-    name: Type.String(),
-    defaultCurrency: Type.String({ description: 'ISO 4217; plans without a currency use it.' }),
-    timezone: Type.String({ description: 'IANA time zone of calendar dates.' }),
-    createdAt: Instant,
-  }),
-  mode: Mode,
-  livemode: Type.Boolean({ description: 'True for a live key, false for a test key.' }),
-  apiKey: Type.Object({
-    id: Type.String(),
-    prefix: Type.String({ description: 'The visible start of the key, e.g. pt_test_4f9c.' }),
-    scopes: Type.Union([Type.Literal('all'), Type.Array(Type.String())], {
-      description: '`all`, or the listed scopes such as `tracks:read`; `:write` includes `:read`.',
+export const AccountContext = Type.Object(
+  {
+    workspace: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      defaultCurrency: Type.String({ description: 'ISO 4217; plans without a currency use it.' }),
+      timezone: Type.String({ description: 'IANA time zone of calendar dates.' }),
+      createdAt: Instant,
     }),
-  }),
-});
+    mode: Mode,
+    livemode: Type.Boolean({ description: 'True for a live key, false for a test key.' }),
+    apiKey: Type.Object({
+      id: Type.String(),
+      prefix: Type.String({ description: 'The visible start of the key, e.g. pt_test_4f9c.' }),
+      scopes: Type.Union([Type.Literal('all'), Type.Array(Type.String())], {
+        description: '`all`, or the listed scopes such as `tracks:read`; `:write` includes `:read`.',
+      }),
+    }),
+  },
+  {
+    title: 'AccountContext',
+    examples: [
+      {
+        workspace: {
+          id: 'ws_01JD7Z1A2B3C4D5E6F7G8H9J0K',
+          name: 'Mama Put Ventures',
+          defaultCurrency: 'NGN',
+          timezone: 'Africa/Lagos',
+          createdAt: '2026-11-02T09:15:00.000Z',
+        },
+        mode: 'test',
+        livemode: false,
+        apiKey: { id: 'key_01JD7Z1A2B3C4D5E6F7G8H9J0M', prefix: 'pt_test_4f9c', scopes: 'all' },
+      },
+    ],
+  },
+);
 export type AccountContext = Static<typeof AccountContext>;
 
 /** The longest period one usage request covers. */
@@ -56,6 +75,7 @@ export const Usage = Type.Object(
     }),
   },
   {
+    title: 'Usage',
     description:
       'Keyed requests of this workspace in the mode of the calling key, per UTC day. A request is counted ' +
       'once its response has been sent, so the request that reads usage is not in its own figures; it ' +
@@ -71,11 +91,15 @@ const Plan = Type.Object({
   limits: Type.Object({ webhookEndpoints: Type.Integer(), apiKeys: Type.Integer() }),
 });
 
-export const Subscription = Type.Object({
-  plan: Plan,
-  effectiveRateLimitPerMinute: Type.Integer({
-    description: "The per-key limit in force: the server's RATE_LIMIT_PER_MINUTE when set, else the plan's.",
-  }),
-  plans: Type.Array(Plan, { description: 'Every plan on offer.' }),
-});
+export const Subscription = Type.Object(
+  {
+    plan: Plan,
+    effectiveRateLimitPerMinute: Type.Integer({
+      description:
+        "The per-key limit in force: the server's RATE_LIMIT_PER_MINUTE when set, else the plan's.",
+    }),
+    plans: Type.Array(Plan, { description: 'Every plan on offer.' }),
+  },
+  { title: 'Subscription' },
+);
 export type Subscription = Static<typeof Subscription>;

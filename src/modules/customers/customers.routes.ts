@@ -15,6 +15,7 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     '/customers',
     {
       schema: {
+        operationId: 'createCustomer',
         tags,
         summary: 'Create a customer',
         body: CustomerCreate,
@@ -31,6 +32,7 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     '/customers',
     {
       schema: {
+        operationId: 'listCustomers',
         tags,
         summary: 'List customers',
         querystring: CustomerListQuery,
@@ -42,7 +44,15 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
 
   app.get(
     '/customers/:id',
-    { schema: { tags, summary: 'Get a customer', params: IdParams, response: responses(200, Customer) } },
+    {
+      schema: {
+        operationId: 'getCustomer',
+        tags,
+        summary: 'Get a customer',
+        params: IdParams,
+        response: responses(200, Customer),
+      },
+    },
     async (request) => ok(request, await service.getCustomer(ctx, requireAuth(request), request.params.id)),
   );
 
@@ -50,6 +60,8 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     '/customers/:id',
     {
       schema: {
+        operationId: 'updateCustomer',
+        'x-errors': ['invalid_state'],
         tags,
         summary: 'Update a customer',
         params: IdParams,
@@ -63,7 +75,16 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
 
   app.delete(
     '/customers/:id',
-    { schema: { tags, summary: 'Archive a customer', params: IdParams, response: responses(200, Customer) } },
+    {
+      schema: {
+        operationId: 'archiveCustomer',
+        'x-errors': ['invalid_state'],
+        tags,
+        summary: 'Archive a customer',
+        params: IdParams,
+        response: responses(200, Customer),
+      },
+    },
     async (request) =>
       ok(request, await service.archiveCustomer(ctx, requireAuth(request), request.params.id)),
   );
@@ -72,6 +93,7 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     '/customers/:id/ledger',
     {
       schema: {
+        operationId: 'listCustomerLedger',
         tags,
         summary: "A customer's ledger",
         params: IdParams,

@@ -19,7 +19,19 @@ export const CustomerCreate = Type.Object(
     notes: Type.Optional(Notes),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false },
+  {
+    title: 'CustomerCreate',
+    examples: [
+      {
+        name: 'Ada Obi',
+        email: 'ada.obi@example.com',
+        phone: '+2348031234567',
+        notes: 'Prefers transfers on Fridays',
+        metadata: { branch: 'Ikeja' },
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type CustomerCreate = Static<typeof CustomerCreate>;
 
@@ -31,24 +43,47 @@ export const CustomerUpdate = Type.Object(
     notes: Type.Optional(Nullable(Notes)),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false },
+  {
+    title: 'CustomerUpdate',
+    examples: [{ phone: '+2348097654321', notes: null }],
+    additionalProperties: false,
+  },
 );
 export type CustomerUpdate = Static<typeof CustomerUpdate>;
 
 export const CustomerStatus = Type.Enum(['active', 'archived']);
 
-export const Customer = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  email: Nullable(Type.String()),
-  phone: Type.String({ description: 'E.164' }),
-  notes: Nullable(Type.String()),
-  metadata: Metadata,
-  status: CustomerStatus,
-  createdAt: Instant,
-  updatedAt: Instant,
-  archivedAt: Nullable(Instant),
-});
+export const Customer = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    email: Nullable(Type.String()),
+    phone: Type.String({ description: 'E.164' }),
+    notes: Nullable(Type.String()),
+    metadata: Metadata,
+    status: CustomerStatus,
+    createdAt: Instant,
+    updatedAt: Instant,
+    archivedAt: Nullable(Instant),
+  },
+  {
+    title: 'Customer',
+    examples: [
+      {
+        id: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
+        name: 'Ada Obi',
+        email: 'ada.obi@example.com',
+        phone: '+2348031234567',
+        notes: 'Prefers transfers on Fridays',
+        metadata: { branch: 'Ikeja' },
+        status: 'active',
+        createdAt: '2026-11-02T09:15:00.000Z',
+        updatedAt: '2026-11-02T09:15:00.000Z',
+        archivedAt: null,
+      },
+    ],
+  },
+);
 export type Customer = Static<typeof Customer>;
 
 export const CustomerListQuery = Type.Object(

@@ -13,6 +13,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/events',
     {
       schema: {
+        operationId: 'listEvents',
         tags,
         summary: 'List events',
         description:
@@ -26,7 +27,15 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
 
   app.get(
     '/events/:id',
-    { schema: { tags, summary: 'Get an event', params: IdParams, response: responses(200, Event) } },
+    {
+      schema: {
+        operationId: 'getEvent',
+        tags,
+        summary: 'Get an event',
+        params: IdParams,
+        response: responses(200, Event),
+      },
+    },
     async (request) => ok(request, await service.getEvent(ctx, requireAuth(request), request.params.id)),
   );
 
@@ -34,6 +43,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/events/:id/resend',
     {
       schema: {
+        operationId: 'resendEvent',
+        'x-errors': ['invalid_state'],
         tags,
         summary: 'Deliver an event again',
         description:

@@ -21,6 +21,34 @@ export const Event = Type.Object(
     }),
   },
   {
+    title: 'Event',
+    examples: [
+      {
+        id: 'evt_01JD7ZB2C4D6E8F0G2H4J6K8M0',
+        type: 'payment.recorded',
+        createdAt: '2026-11-20T14:03:00.000Z',
+        livemode: false,
+        data: {
+          object: {
+            id: 'pay_01JD7Z8R6T1V4W7X9Y2Z5A8B0D',
+            trackId: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
+            customerId: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
+            amount: 7500000,
+            currency: 'NGN',
+            method: 'bank_transfer',
+            status: 'recorded',
+            paidAt: '2026-11-20T14:03:00.000Z',
+            reference: 'GTB-TRF-20261120-0091',
+            source: 'api',
+            metadata: {},
+            createdAt: '2026-11-20T14:03:00.000Z',
+            reversedAt: null,
+            reversalReason: null,
+            balanceAfter: 22500000,
+          },
+        },
+      },
+    ],
     description:
       'An event as delivered: POSTed as JSON with the Standard Webhooks headers webhook-id (the event id), ' +
       'webhook-timestamp (the attempt time) and webhook-signature. Failed deliveries are retried for about 3 days.',
@@ -50,12 +78,24 @@ export const EventResend = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    title: 'EventResend',
+    examples: [{ endpointId: 'whe_01JD7ZA1B3C5D7E9F1G3H5J7K9' }],
+    additionalProperties: false,
+  },
 );
 export type EventResend = Static<typeof EventResend>;
 
-export const EventResent = Type.Object({
-  eventId: Type.String(),
-  endpointIds: Type.Array(Type.String(), { description: 'The endpoints a delivery was queued for.' }),
-});
+export const EventResent = Type.Object(
+  {
+    eventId: Type.String(),
+    endpointIds: Type.Array(Type.String(), { description: 'The endpoints a delivery was queued for.' }),
+  },
+  {
+    title: 'EventResent',
+    examples: [
+      { eventId: 'evt_01JD7ZB2C4D6E8F0G2H4J6K8M0', endpointIds: ['whe_01JD7ZA1B3C5D7E9F1G3H5J7K9'] },
+    ],
+  },
+);
 export type EventResent = Static<typeof EventResent>;

@@ -11,6 +11,7 @@ export const ledgerRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/ledger',
     {
       schema: {
+        operationId: 'listLedger',
         tags: ['Ledger'],
         summary: 'The workspace ledger',
         description: 'Append-only ledger events, newest first.',

@@ -13,6 +13,8 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/payments',
     {
       schema: {
+        operationId: 'recordPayment',
+        'x-errors': ['not_found', 'invalid_state', 'amount_exceeds_balance'],
         tags,
         summary: 'Record a payment',
         description:
@@ -31,6 +33,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/payments',
     {
       schema: {
+        operationId: 'listPayments',
         tags,
         summary: 'List payments',
         querystring: PaymentListQuery,
@@ -42,7 +45,15 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
 
   app.get(
     '/payments/:id',
-    { schema: { tags, summary: 'Get a payment', params: IdParams, response: responses(200, Payment) } },
+    {
+      schema: {
+        operationId: 'getPayment',
+        tags,
+        summary: 'Get a payment',
+        params: IdParams,
+        response: responses(200, Payment),
+      },
+    },
     async (request) => ok(request, await service.getPayment(ctx, requireAuth(request), request.params.id)),
   );
 
@@ -50,6 +61,8 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/payments/:id/reverse',
     {
       schema: {
+        operationId: 'reversePayment',
+        'x-errors': ['invalid_state'],
         tags,
         summary: 'Reverse a payment',
         description:

@@ -36,39 +36,98 @@ export const PaymentCreate = Type.Object(
     ),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false },
+  {
+    title: 'PaymentCreate',
+    examples: [
+      {
+        trackId: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
+        amount: 7500000,
+        method: 'bank_transfer',
+        paidAt: '2026-11-20T14:03:00Z',
+        reference: 'GTB-TRF-20261120-0091',
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type PaymentCreate = Static<typeof PaymentCreate>;
 
-export const Payment = Type.Object({
-  id: Type.String(),
-  trackId: Type.String(),
-  customerId: Type.String(),
-  amount: Type.Integer(),
-  currency: Type.String(),
-  method: PaymentMethod,
-  status: Type.Enum(['recorded', 'reversed'], {
-    description: 'recorded, or reversed by POST /payments/{id}/reverse (the plan balance went back up)',
-  }),
-  paidAt: Instant,
-  reference: Nullable(Type.String()),
-  source: Type.Enum(['api', 'provider'], {
-    description: 'api: recorded through the API; provider: collected or reported by a payment provider',
-  }),
-  metadata: Metadata,
-  createdAt: Instant,
-  reversedAt: Nullable(Instant),
-  reversalReason: Nullable(Type.String()),
-});
+export const Payment = Type.Object(
+  {
+    id: Type.String(),
+    trackId: Type.String(),
+    customerId: Type.String(),
+    amount: Type.Integer(),
+    currency: Type.String(),
+    method: PaymentMethod,
+    status: Type.Enum(['recorded', 'reversed'], {
+      description: 'recorded, or reversed by POST /payments/{id}/reverse (the plan balance went back up)',
+    }),
+    paidAt: Instant,
+    reference: Nullable(Type.String()),
+    source: Type.Enum(['api', 'provider'], {
+      description: 'api: recorded through the API; provider: collected or reported by a payment provider',
+    }),
+    metadata: Metadata,
+    createdAt: Instant,
+    reversedAt: Nullable(Instant),
+    reversalReason: Nullable(Type.String()),
+  },
+  {
+    title: 'Payment',
+    examples: [
+      {
+        id: 'pay_01JD7Z8R6T1V4W7X9Y2Z5A8B0D',
+        trackId: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
+        customerId: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
+        amount: 7500000,
+        currency: 'NGN',
+        method: 'bank_transfer',
+        status: 'recorded',
+        paidAt: '2026-11-20T14:03:00.000Z',
+        reference: 'GTB-TRF-20261120-0091',
+        source: 'api',
+        metadata: {},
+        createdAt: '2026-11-20T14:03:00.000Z',
+        reversedAt: null,
+        reversalReason: null,
+      },
+    ],
+  },
+);
 export type Payment = Static<typeof Payment>;
 
 /** A payment as its events carry it: with the plan's balance right after it. */
-export const PaymentEvent = Type.Object({
-  ...Payment.properties,
-  balanceAfter: Type.Integer({
-    description: "The plan's balance right after this payment (or its reversal).",
-  }),
-});
+export const PaymentEvent = Type.Object(
+  {
+    ...Payment.properties,
+    balanceAfter: Type.Integer({
+      description: "The plan's balance right after this payment (or its reversal).",
+    }),
+  },
+  {
+    title: 'PaymentEvent',
+    examples: [
+      {
+        id: 'pay_01JD7Z8R6T1V4W7X9Y2Z5A8B0D',
+        trackId: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
+        customerId: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
+        amount: 7500000,
+        currency: 'NGN',
+        method: 'bank_transfer',
+        status: 'recorded',
+        paidAt: '2026-11-20T14:03:00.000Z',
+        reference: 'GTB-TRF-20261120-0091',
+        source: 'api',
+        metadata: {},
+        createdAt: '2026-11-20T14:03:00.000Z',
+        reversedAt: null,
+        reversalReason: null,
+        balanceAfter: 22500000,
+      },
+    ],
+  },
+);
 export type PaymentEvent = Static<typeof PaymentEvent>;
 
 export const PaymentReverse = Type.Object(
@@ -77,7 +136,7 @@ export const PaymentReverse = Type.Object(
       Type.String({ minLength: 1, maxLength: 500, description: 'Why the payment is reversed' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'PaymentReverse', examples: [{ reason: 'Cheque returned unpaid' }], additionalProperties: false },
 );
 export type PaymentReverse = Static<typeof PaymentReverse>;
 

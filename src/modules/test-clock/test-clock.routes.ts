@@ -13,6 +13,7 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     '/account/test-clock',
     {
       schema: {
+        operationId: 'getTestClock',
         tags,
         summary: "The workspace's test clock",
         description:
@@ -28,6 +29,8 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     '/account/test-clock/advance',
     {
       schema: {
+        operationId: 'advanceTestClock',
+        'x-errors': ['invalid_state'],
         tags,
         summary: 'Move the test clock forward',
         description:

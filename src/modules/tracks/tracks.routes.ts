@@ -16,6 +16,8 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/tracks',
     {
       schema: {
+        operationId: 'createTrack',
+        'x-errors': ['not_found', 'invalid_state'],
         tags,
         summary: 'Create a payment plan',
         description:
@@ -34,6 +36,7 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/tracks',
     {
       schema: {
+        operationId: 'listTracks',
         tags,
         summary: 'List payment plans',
         querystring: TrackListQuery,
@@ -45,7 +48,15 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
 
   app.get(
     '/tracks/:id',
-    { schema: { tags, summary: 'Get a payment plan', params: IdParams, response: responses(200, Track) } },
+    {
+      schema: {
+        operationId: 'getTrack',
+        tags,
+        summary: 'Get a payment plan',
+        params: IdParams,
+        response: responses(200, Track),
+      },
+    },
     async (request) => ok(request, await service.getTrack(ctx, requireAuth(request), request.params.id)),
   );
 
@@ -53,6 +64,8 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/tracks/:id',
     {
       schema: {
+        operationId: 'updateTrack',
+        'x-errors': ['invalid_state'],
         tags,
         summary: 'Update a payment plan',
         params: IdParams,
@@ -67,7 +80,14 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.delete(
     '/tracks/:id',
     {
-      schema: { tags, summary: 'Archive a payment plan', params: IdParams, response: responses(200, Track) },
+      schema: {
+        operationId: 'archiveTrack',
+        'x-errors': ['invalid_state'],
+        tags,
+        summary: 'Archive a payment plan',
+        params: IdParams,
+        response: responses(200, Track),
+      },
     },
     async (request) => ok(request, await service.archiveTrack(ctx, requireAuth(request), request.params.id)),
   );
@@ -76,6 +96,7 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/tracks/:id/payments',
     {
       schema: {
+        operationId: 'listTrackPayments',
         tags,
         summary: 'Payments of a plan',
         params: IdParams,
@@ -91,6 +112,7 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/tracks/:id/ledger',
     {
       schema: {
+        operationId: 'listTrackLedger',
         tags,
         summary: 'Ledger of a plan',
         description: 'The sum of the amounts of a plan entries equals its balance.',

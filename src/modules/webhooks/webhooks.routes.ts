@@ -22,6 +22,8 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/webhooks',
     {
       schema: {
+        operationId: 'createWebhookEndpoint',
+        'x-errors': ['invalid_state'],
         tags,
         summary: 'Create a webhook endpoint',
         description:
@@ -42,6 +44,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/webhooks',
     {
       schema: {
+        operationId: 'listWebhookEndpoints',
         tags,
         summary: 'List webhook endpoints',
         querystring: WebhookEndpointListQuery,
@@ -55,6 +58,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/webhooks/:id',
     {
       schema: {
+        operationId: 'getWebhookEndpoint',
         tags,
         summary: 'Get a webhook endpoint',
         params: IdParams,
@@ -68,6 +72,8 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/webhooks/:id',
     {
       schema: {
+        operationId: 'updateWebhookEndpoint',
+        'x-errors': ['invalid_state'],
         tags,
         summary: 'Update or re-enable a webhook endpoint',
         params: IdParams,
@@ -83,6 +89,8 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/webhooks/:id',
     {
       schema: {
+        operationId: 'disableWebhookEndpoint',
+        'x-errors': ['invalid_state'],
         tags,
         summary: 'Disable a webhook endpoint',
         description:
@@ -99,6 +107,8 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/webhooks/:id/test',
     {
       schema: {
+        operationId: 'sendTestEvent',
+        'x-errors': ['invalid_state'],
         tags,
         summary: 'Send a test event',
         description: 'Queues a `webhook.test` event delivered to this endpoint only.',
@@ -116,6 +126,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     '/webhooks/:id/deliveries',
     {
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
         summary: 'Delivery attempts of an endpoint',
         description: 'One item per attempt, newest first.',

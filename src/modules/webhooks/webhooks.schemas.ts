@@ -18,11 +18,21 @@ const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
     'Event types to receive, or ["*"] for all (the default). An unknown type is refused with the list of known ones.',
 });
 
-export const WebhookEndpointStatus = Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]);
+export const WebhookEndpointStatus = Type.Enum(['enabled', 'disabled']);
 
 export const WebhookEndpointCreate = Type.Object(
   { url: Url, description: Type.Optional(Description), eventTypes: Type.Optional(EventTypes) },
-  { additionalProperties: false },
+  {
+    title: 'WebhookEndpointCreate',
+    examples: [
+      {
+        url: 'https://hooks.shop.example.ng/paytrack',
+        description: 'Order system',
+        eventTypes: ['payment.recorded', 'track.completed'],
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type WebhookEndpointCreate = Static<typeof WebhookEndpointCreate>;
 
@@ -32,34 +42,73 @@ export const WebhookEndpointUpdate = Type.Object(
     description: Type.Optional(Nullable(Description)),
     eventTypes: Type.Optional(EventTypes),
     status: Type.Optional(
-      Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], {
+      Type.Enum(['enabled', 'disabled'], {
         description: '`enabled` re-enables a disabled endpoint; `disabled` stops deliveries, like DELETE.',
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    title: 'WebhookEndpointUpdate',
+    examples: [{ eventTypes: ['*'], status: 'enabled' }],
+    additionalProperties: false,
+  },
 );
 export type WebhookEndpointUpdate = Static<typeof WebhookEndpointUpdate>;
 
-export const WebhookEndpoint = Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  description: Nullable(Type.String()),
-  eventTypes: Type.Array(Type.String()),
-  status: WebhookEndpointStatus,
-  createdAt: Instant,
-  updatedAt: Instant,
-  disabledAt: Nullable(Instant),
-});
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Type.String(),
+    url: Type.String(),
+    description: Nullable(Type.String()),
+    eventTypes: Type.Array(Type.String()),
+    status: WebhookEndpointStatus,
+    createdAt: Instant,
+    updatedAt: Instant,
+    disabledAt: Nullable(Instant),
+  },
+  {
+    title: 'WebhookEndpoint',
+    examples: [
+      {
+        id: 'whe_01JD7ZA1B3C5D7E9F1G3H5J7K9',
+        url: 'https://hooks.shop.example.ng/paytrack',
+        description: 'Order system',
+        eventTypes: ['payment.recorded', 'track.completed'],
+        status: 'enabled',
+        createdAt: '2026-11-02T09:15:00.000Z',
+        updatedAt: '2026-11-02T09:15:00.000Z',
+        disabledAt: null,
+      },
+    ],
+  },
+);
 export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
 
-export const WebhookEndpointWithSecret = Type.Object({
-  ...WebhookEndpoint.properties,
-  secret: Type.String({
-    description:
-      'Signing secret (`whsec_<base64>`) for Standard Webhooks signatures. Shown only in this response.',
-  }),
-});
+export const WebhookEndpointWithSecret = Type.Object(
+  {
+    ...WebhookEndpoint.properties,
+    secret: Type.String({
+      description:
+        'Signing secret (`whsec_<base64>`) for Standard Webhooks signatures. Shown only in this response.',
+    }),
+  },
+  {
+    title: 'WebhookEndpointWithSecret',
+    examples: [
+      {
+        id: 'whe_01JD7ZA1B3C5D7E9F1G3H5J7K9',
+        url: 'https://hooks.shop.example.ng/paytrack',
+        description: 'Order system',
+        eventTypes: ['payment.recorded', 'track.completed'],
+        status: 'enabled',
+        createdAt: '2026-11-02T09:15:00.000Z',
+        updatedAt: '2026-11-02T09:15:00.000Z',
+        disabledAt: null,
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1xgxmPpSpFI=',
+      },
+    ],
+  },
+);
 export type WebhookEndpointWithSecret = Static<typeof WebhookEndpointWithSecret>;
 
 export const WebhookEndpointListQuery = Type.Object(
@@ -68,20 +117,39 @@ export const WebhookEndpointListQuery = Type.Object(
 );
 export type WebhookEndpointListQuery = Static<typeof WebhookEndpointListQuery>;
 
-export const DeliveryStatus = Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]);
+export const DeliveryStatus = Type.Enum(['succeeded', 'failed']);
 
-export const WebhookDelivery = Type.Object({
-  id: Type.String(),
-  eventId: Type.String(),
-  eventType: Type.String(),
-  attemptNumber: Type.Integer({ minimum: 1 }),
-  status: DeliveryStatus,
-  responseStatus: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  durationMs: Type.Integer({ minimum: 0 }),
-  attemptedAt: Instant,
-  nextAttemptAt: Nullable(Instant),
-});
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.String(),
+    eventId: Type.String(),
+    eventType: Type.String(),
+    attemptNumber: Type.Integer({ minimum: 1 }),
+    status: DeliveryStatus,
+    responseStatus: Nullable(Type.Integer()),
+    error: Nullable(Type.String()),
+    durationMs: Type.Integer({ minimum: 0 }),
+    attemptedAt: Instant,
+    nextAttemptAt: Nullable(Instant),
+  },
+  {
+    title: 'WebhookDelivery',
+    examples: [
+      {
+        id: 'whd_01JD7ZC3D5E7F9G1H3J5K7M9N1',
+        eventId: 'evt_01JD7ZB2C4D6E8F0G2H4J6K8M0',
+        eventType: 'payment.recorded',
+        attemptNumber: 1,
+        status: 'failed',
+        responseStatus: 503,
+        error: 'HTTP 503',
+        durationMs: 84,
+        attemptedAt: '2026-11-20T14:03:00.000Z',
+        nextAttemptAt: '2026-11-20T14:03:05.084Z',
+      },
+    ],
+  },
+);
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
 export const WebhookDeliveryListQuery = Type.Object(
