@@ -43,13 +43,15 @@ export async function openMigrated(config: Readonly<Config>, options: OpenOption
     ...(options.poolSize ? { poolSize: options.poolSize } : {}),
   });
   try {
-    if (!options.create && !(await hasMigrated(handle.db))) throw noDatabase(config);
+    if (!options.create && !(await hasMigrated(handle.db, handle.dialect))) throw noDatabase(config);
     const applied = await migrateToLatest(handle.db, handle.dialect);
     const ctx: AppContext = createContext({ config, db: handle.db, dialect: handle.dialect });
     return { handle, ctx, applied };
   } catch (error) {
-    await handle.close();
-    throw error;
+    await handle.close().catch(() => undefined);
+    if (error instanceof CommandError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CommandError(`cannot open ${describeDatabase(config)}: ${message}`);
   }
 }
 
@@ -66,9 +68,8 @@ export async function withDatabase<T>(
   try {
     return await work(opened);
   } catch (error) {
-    if (error instanceof CommandError)
-      throw new CommandError(`${error.message} (${describeDatabase(config)})`);
-    throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CommandError(`${message} (${describeDatabase(config)})`);
   } finally {
     await opened.handle.close();
   }

@@ -50,25 +50,30 @@ class FolderProvider implements MigrationProvider {
   }
 }
 
-/** Names Kysely recorded as applied; null while its table does not exist yet. */
-async function appliedMigrations(db: Db): Promise<Set<string> | null> {
-  try {
-    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
-    return new Set(rows.map((row) => row.name));
-  } catch {
-    return null;
-  }
+/** Whether a paytrack schema was ever created in this database; a database that cannot be reached throws. */
+export async function hasMigrated(db: Db, dialect: DialectName): Promise<boolean> {
+  const { rows } =
+    dialect === 'postgres'
+      ? await sql<{ found: unknown }>`select to_regclass('kysely_migration') as found`.execute(db)
+      : await sql<{
+          found: unknown;
+        }>`select name as found from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(
+          db,
+        );
+  return rows[0]?.found !== undefined && rows[0]?.found !== null;
 }
 
-/** Whether a paytrack schema was ever created in this database. */
-export async function hasMigrated(db: Db): Promise<boolean> {
-  return (await appliedMigrations(db)) !== null;
+/** Names Kysely recorded as applied; null while its table does not exist yet. */
+async function appliedMigrations(db: Db, dialect: DialectName): Promise<Set<string> | null> {
+  if (!(await hasMigrated(db, dialect))) return null;
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  return new Set(rows.map((row) => row.name));
 }
 
 export async function migrateToLatest(db: Db, dialect: DialectName): Promise<string[]> {
   // Kysely's Migrator first introspects every table of every schema, which fails when another schema is
   // dropped meanwhile (parallel test runs) and is slow on a large catalogue: skip it when nothing is pending.
-  const applied = await appliedMigrations(db);
+  const applied = await appliedMigrations(db, dialect);
   const all = await migrationModules();
   if (applied && [...all.keys()].every((name) => applied.has(name))) return [];
   // Kysely looks for its bookkeeping tables in every schema; pin them to ours (PostgreSQL search_path).

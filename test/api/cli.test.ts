@@ -334,6 +334,13 @@ describe('paytrack command line', () => {
     assert.match(text.stdout, new RegExp(`${ws} +CLI shop +USD +UTC`));
   });
 
+  test('a database that cannot be reached is named in the error', async () => {
+    const unreachable = { ...env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/paytrack' };
+    const result = await cli(unreachable, 'workspace', 'list');
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /cannot open PostgreSQL at 127\.0\.0\.1:1\/paytrack/);
+  });
+
   test('an error names the database the command opened', async () => {
     const result = await cli(env, 'key', 'list', '--workspace', 'ws_nowhere');
     assert.equal(result.code, 1);
