@@ -2,17 +2,13 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import { type DatabaseHandle, openDatabase } from '../db/database.js';
-import { Worker } from '../jobs/worker.js';
 import { bootstrapIfEmpty } from './bootstrap.js';
 import type { Command } from './command.js';
-import { databaseOptions, describeDatabase, openMigrated } from './database.js';
+import { describeDatabase, openMigrated } from './database.js';
+import { type EmbeddedWorker, startEmbeddedWorker } from './embedded-worker.js';
 import { println } from './io.js';
 import { bootstrapMessage } from './quickstart.js';
 import { untilShutdown } from './signals.js';
-
-/** Connections of the embedded worker's own pool on PostgreSQL. */
-const WORKER_POOL = 4;
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -24,7 +20,8 @@ Migrates the database, then serves the API on HOST:PORT until SIGINT or SIGTERM.
 On the first start with an empty database it creates a default workspace and prints
 one test API key with all scopes.
 Background jobs (webhooks, reminders, exports, obligations, attempts) run in this
-process unless EMBEDDED_WORKER=false; then run 'paytrack worker' beside it.`,
+process, on a worker thread, unless EMBEDDED_WORKER=false; then run 'paytrack worker'
+beside it.`,
 
   async run(args, io) {
     parseArgs({ args, options: {}, strict: true, allowPositionals: false });
@@ -32,36 +29,25 @@ process unless EMBEDDED_WORKER=false; then run 'paytrack worker' beside it.`,
     const shutdown = untilShutdown(io.signal);
     const { handle, applied } = await openMigrated(config, { create: true });
     let app: FastifyInstance | undefined;
-    let worker: Worker | undefined;
-    let workerHandle: DatabaseHandle | undefined;
+    let worker: EmbeddedWorker | undefined;
     try {
       for (const name of applied) println(io.stdout, `Applied migration ${name}`);
       app = await buildApp({ config, db: handle.db, dialect: handle.dialect });
       const created = await bootstrapIfEmpty(app.ctx);
       await app.listen({ host: config.host, port: config.port });
       const jobs = config.embeddedWorker
-        ? 'background jobs in this process'
+        ? 'background jobs on a worker thread'
         : 'background jobs left to paytrack worker';
       println(
         io.stdout,
         `paytrack listening on http://${config.host}:${config.port} (${describeDatabase(config)}; ${jobs})`,
       );
       if (created) println(io.stdout, bootstrapMessage(created, config.publicUrl));
-      if (config.embeddedWorker) {
-        // On PostgreSQL the worker gets connections of its own, as on a node of its own: requests holding the
-        // API's pool under load must not hold back webhook deliveries. SQLite serves a process through one.
-        workerHandle =
-          handle.dialect === 'postgres'
-            ? openDatabase({ ...databaseOptions(config), poolSize: WORKER_POOL })
-            : undefined;
-        worker = new Worker(workerHandle ? { ...app.ctx, db: workerHandle.db } : app.ctx, app.log);
-        worker.start();
-      }
+      if (config.embeddedWorker) worker = startEmbeddedWorker(io.env, app.ctx.metrics, app.log);
       await shutdown;
       println(io.stdout, 'paytrack shutting down');
     } finally {
       await worker?.stop();
-      await workerHandle?.close();
       await app?.close();
       await handle.close();
     }

@@ -1,0 +1,54 @@
+/**
+ * The embedded worker's thread: `serve` runs background jobs here, on an event loop and database connections
+ * of their own, so deliveries keep up while requests keep the main loop busy. Started by `embedded-worker.ts`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import Fastify from 'fastify';
+import { loadConfig } from '../config.js';
+import { createContext } from '../context.js';
+import { openDatabase } from '../db/database.js';
+import { Worker } from '../jobs/worker.js';
+import { databaseOptions } from './database.js';
+import type { ThreadMessage } from './embedded-worker.js';
+
+/** Connections of the worker's own pool on PostgreSQL. */
+const WORKER_POOL = 4;
+const FORWARD_EVERY_MS = 1_000;
+
+const port = parentPort;
+if (!port) throw new Error('worker-thread.ts runs as a worker thread');
+const config = loadConfig((workerData as { env: NodeJS.ProcessEnv }).env);
+const handle = openDatabase({ ...databaseOptions(config), poolSize: WORKER_POOL });
+const ctx = createContext({ config, db: handle.db, dialect: handle.dialect });
+// Fastify's own logger, so the worker's lines look like the server's.
+const logHost = Fastify({ logger: { level: config.logLevel } });
+const worker = new Worker(ctx, logHost.log);
+
+/** Delivery attempts counted here are added to the server's /metrics. */
+const forwarded = new Map<string, number>();
+async function forwardMetrics(): Promise<void> {
+  const { values } = await ctx.metrics.deliveryAttempts.get();
+  const deltas: Record<string, number> = {};
+  for (const { labels, value } of values) {
+    const status = String(labels.status);
+    deltas[status] = value - (forwarded.get(status) ?? 0);
+    forwarded.set(status, value);
+  }
+  port?.postMessage({ kind: 'deliveries', deltas } satisfies ThreadMessage);
+}
+const timer = setInterval(() => void forwardMetrics(), FORWARD_EVERY_MS);
+
+port.on('message', async (message: unknown) => {
+  if (message !== 'stop') return;
+  await worker.stop();
+  clearInterval(timer);
+  await forwardMetrics();
+  await handle.close();
+  await logHost.close();
+  port.postMessage({ kind: 'stopped' } satisfies ThreadMessage);
+  // Nothing is left to keep the thread alive once its port closes: it ends.
+  port.close();
+});
+
+worker.start();
+port.postMessage({ kind: 'started', workerId: worker.id } satisfies ThreadMessage);
