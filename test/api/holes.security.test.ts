@@ -8,10 +8,18 @@ import { newCustomer, newPayment, newTrack, newWorkspace } from '../helpers/fact
 import { rawRequest } from '../helpers/raw-http.js';
 
 let t: TestApp;
+/** The same service listening on a real socket, with short timeouts, for what only a raw connection shows. */
+let raw: TestApp;
+let port: number;
 before(async () => {
   t = await buildTestApp();
+  raw = await buildTestApp({ http: { headersTimeoutMs: 500, requestTimeoutMs: 800 } });
+  port = await listening(raw);
 });
-after(() => t.close());
+after(async () => {
+  await raw.close();
+  await t.close();
+});
 
 function assertFieldError(res: ApiResponse, field: string): void {
   assert.equal(res.status, 422, JSON.stringify(res.body));
@@ -93,14 +101,6 @@ describe('1. NUL characters, lone surrogates and instants out of range are refus
 });
 
 describe('2. every answer the service writes uses the envelope', () => {
-  let raw: TestApp;
-  let port: number;
-  before(async () => {
-    raw = await buildTestApp({ http: { headersTimeoutMs: 500, requestTimeoutMs: 800 } });
-    port = await listening(raw);
-  });
-  after(() => raw.close());
-
   test('a malformed percent-encoding in the path is 422 naming the path', async () => {
     const { api } = await newWorkspace(t);
     const res = await api.get('/tracks/%ff');
@@ -189,14 +189,6 @@ describe('4. unknown fields named like Object.prototype members are named too', 
 });
 
 describe('5. ambiguous credentials are refused', () => {
-  let raw: TestApp;
-  let port: number;
-  before(async () => {
-    raw = await buildTestApp();
-    port = await listening(raw);
-  });
-  after(() => raw.close());
-
   test('two Authorization headers are 401, whichever comes first', async () => {
     const { testKey } = await newWorkspace(raw);
     const other = `pt_test_${'y'.repeat(32)}`;
@@ -351,14 +343,6 @@ describe('10. API answers are never cached or sniffed', () => {
 });
 
 describe('12. slow clients are cut off', () => {
-  let raw: TestApp;
-  let port: number;
-  before(async () => {
-    raw = await buildTestApp({ http: { headersTimeoutMs: 500, requestTimeoutMs: 800 } });
-    port = await listening(raw);
-  });
-  after(() => raw.close());
-
   test('a body that never finishes is answered 408 in the envelope and the connection closed', async () => {
     const { testKey } = await newWorkspace(raw);
     const res = await rawRequest(port, [

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PaginationQuery } from '../../http/envelope.js';
+import { paymentEventExample } from '../payments/payments.schemas.js';
 import { Instant } from '../shared.schemas.js';
 
 /** Events are kept and listed for this many days. */
@@ -29,23 +30,7 @@ export const Event = Type.Object(
         createdAt: '2026-11-20T14:03:00.000Z',
         livemode: false,
         data: {
-          object: {
-            id: 'pay_01JD7Z8R6T1V4W7X9Y2Z5A8B0D',
-            trackId: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
-            customerId: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
-            amount: 7500000,
-            currency: 'NGN',
-            method: 'bank_transfer',
-            status: 'recorded',
-            paidAt: '2026-11-20T14:03:00.000Z',
-            reference: 'GTB-TRF-20261120-0091',
-            source: 'api',
-            metadata: {},
-            createdAt: '2026-11-20T14:03:00.000Z',
-            reversedAt: null,
-            reversalReason: null,
-            balanceAfter: 22500000,
-          },
+          object: paymentEventExample,
         },
       },
     ],

@@ -52,6 +52,24 @@ export const PaymentCreate = Type.Object(
 );
 export type PaymentCreate = Static<typeof PaymentCreate>;
 
+/** A recorded payment, as the examples of the document show it. */
+const paymentExample = {
+  id: 'pay_01JD7Z8R6T1V4W7X9Y2Z5A8B0D',
+  trackId: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
+  customerId: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
+  amount: 7500000,
+  currency: 'NGN',
+  method: 'bank_transfer',
+  status: 'recorded',
+  paidAt: '2026-11-20T14:03:00.000Z',
+  reference: 'GTB-TRF-20261120-0091',
+  source: 'api',
+  metadata: {},
+  createdAt: '2026-11-20T14:03:00.000Z',
+  reversedAt: null,
+  reversalReason: null,
+};
+
 export const Payment = Type.Object(
   {
     id: Type.String(),
@@ -75,27 +93,12 @@ export const Payment = Type.Object(
   },
   {
     title: 'Payment',
-    examples: [
-      {
-        id: 'pay_01JD7Z8R6T1V4W7X9Y2Z5A8B0D',
-        trackId: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
-        customerId: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
-        amount: 7500000,
-        currency: 'NGN',
-        method: 'bank_transfer',
-        status: 'recorded',
-        paidAt: '2026-11-20T14:03:00.000Z',
-        reference: 'GTB-TRF-20261120-0091',
-        source: 'api',
-        metadata: {},
-        createdAt: '2026-11-20T14:03:00.000Z',
-        reversedAt: null,
-        reversalReason: null,
-      },
-    ],
+    examples: [paymentExample],
   },
 );
 export type Payment = Static<typeof Payment>;
+
+export const paymentEventExample = { ...paymentExample, balanceAfter: 22_500_000 };
 
 /** A payment as its events carry it: with the plan's balance right after it. */
 export const PaymentEvent = Type.Object(
@@ -107,25 +110,7 @@ export const PaymentEvent = Type.Object(
   },
   {
     title: 'PaymentEvent',
-    examples: [
-      {
-        id: 'pay_01JD7Z8R6T1V4W7X9Y2Z5A8B0D',
-        trackId: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
-        customerId: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
-        amount: 7500000,
-        currency: 'NGN',
-        method: 'bank_transfer',
-        status: 'recorded',
-        paidAt: '2026-11-20T14:03:00.000Z',
-        reference: 'GTB-TRF-20261120-0091',
-        source: 'api',
-        metadata: {},
-        createdAt: '2026-11-20T14:03:00.000Z',
-        reversedAt: null,
-        reversalReason: null,
-        balanceAfter: 22500000,
-      },
-    ],
+    examples: [paymentEventExample],
   },
 );
 export type PaymentEvent = Static<typeof PaymentEvent>;

@@ -55,6 +55,18 @@ export const WebhookEndpointUpdate = Type.Object(
 );
 export type WebhookEndpointUpdate = Static<typeof WebhookEndpointUpdate>;
 
+/** An endpoint, as the examples of the document show it. */
+const endpointExample = {
+  id: 'whe_01JD7ZA1B3C5D7E9F1G3H5J7K9',
+  url: 'https://hooks.shop.example.ng/paytrack',
+  description: 'Order system',
+  eventTypes: ['payment.recorded', 'track.completed'],
+  status: 'enabled',
+  createdAt: '2026-11-02T09:15:00.000Z',
+  updatedAt: '2026-11-02T09:15:00.000Z',
+  disabledAt: null,
+};
+
 export const WebhookEndpoint = Type.Object(
   {
     id: Type.String(),
@@ -68,18 +80,7 @@ export const WebhookEndpoint = Type.Object(
   },
   {
     title: 'WebhookEndpoint',
-    examples: [
-      {
-        id: 'whe_01JD7ZA1B3C5D7E9F1G3H5J7K9',
-        url: 'https://hooks.shop.example.ng/paytrack',
-        description: 'Order system',
-        eventTypes: ['payment.recorded', 'track.completed'],
-        status: 'enabled',
-        createdAt: '2026-11-02T09:15:00.000Z',
-        updatedAt: '2026-11-02T09:15:00.000Z',
-        disabledAt: null,
-      },
-    ],
+    examples: [endpointExample],
   },
 );
 export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
@@ -94,19 +95,7 @@ export const WebhookEndpointWithSecret = Type.Object(
   },
   {
     title: 'WebhookEndpointWithSecret',
-    examples: [
-      {
-        id: 'whe_01JD7ZA1B3C5D7E9F1G3H5J7K9',
-        url: 'https://hooks.shop.example.ng/paytrack',
-        description: 'Order system',
-        eventTypes: ['payment.recorded', 'track.completed'],
-        status: 'enabled',
-        createdAt: '2026-11-02T09:15:00.000Z',
-        updatedAt: '2026-11-02T09:15:00.000Z',
-        disabledAt: null,
-        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1xgxmPpSpFI=',
-      },
-    ],
+    examples: [{ ...endpointExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1xgxmPpSpFI=' }],
   },
 );
 export type WebhookEndpointWithSecret = Static<typeof WebhookEndpointWithSecret>;
