@@ -6,6 +6,7 @@
  */
 import os from 'node:os';
 import { formatTable } from '../src/cli/io.js';
+import { type AllocationFigures, allocationStep } from './allocation.js';
 import { type DatabaseKind, prepareDatabase } from './databases.js';
 import { directPayments, httpLoad, type LoadOptions, type LoadResult, roundRobin } from './load.js';
 import {
@@ -30,6 +31,8 @@ const FAIL_ONE_IN = 20;
 /** Ceilings the webhook step must stay under (issue 5). */
 const FIRST_ATTEMPT_P99_CEILING_MS = 5_000;
 const RETRY_LATE_CEILING_MS = 2_000;
+/** Payments on plans with schedules (allocated to obligations) keep at least this share of the rate (issue 7). */
+const ALLOCATION_FLOOR = 0.8;
 
 function positiveNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -57,7 +60,7 @@ const load: LoadOptions = { connections: CONNECTIONS, seconds };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 // Build, then per database: start, setup, three runs of `seconds` (+1 s warm-up each), checks, stop.
-const limitSeconds = 240 + kinds.length * (3 * (seconds + 1) + 120);
+const limitSeconds = 240 + kinds.length * (5 * (seconds + 1) + 180);
 setTimeout(() => {
   log(`time limit of ${limitSeconds} s reached; stopping`);
   killChildren();
@@ -74,6 +77,7 @@ interface Row {
   reads: LoadResult;
   direct: LoadResult;
   webhooks: WebhookFigures;
+  allocation: AllocationFigures;
   check: BalanceCheck;
   shutdownCode: number | null;
 }
@@ -154,10 +158,13 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       load,
     );
     const check = await verifyBalance(server.baseUrl, key, database.env, tracks);
+    const allocation = await allocationStep(server.baseUrl, key, post, database.env, PLANS, load, (line) =>
+      log(`${kind}: ${line}`),
+    );
 
     const shutdownCode = await server.stop();
     server = undefined;
-    return { kind, payments, reads, direct, webhooks, check, shutdownCode };
+    return { kind, payments, reads, direct, webhooks, allocation, check, shutdownCode };
   } finally {
     if (server) await server.stop();
     await database.drop();
@@ -209,6 +216,18 @@ for (const kind of kinds) {
       if (result.failures > 0) problems.push(`${kind} ${what}: ${result.failureDetail}`);
     }
     if (!row.check.ok) problems.push(`${kind} balance: ${row.check.text}`);
+    for (const [what, result] of [
+      ['POST /payments, plans without schedules', row.allocation.plain],
+      ['POST /payments, scheduled plans', row.allocation.scheduled],
+    ] as const) {
+      if (result.failures > 0) problems.push(`${kind} ${what}: ${result.failureDetail}`);
+    }
+    if (!row.allocation.exact) problems.push(`${kind} allocation: ${row.allocation.detail}`);
+    if (row.allocation.ratio < ALLOCATION_FLOOR) {
+      problems.push(
+        `${kind} allocation: payments on scheduled plans ran at ${row.allocation.ratio.toFixed(2)} of the rate without schedules, floor ${ALLOCATION_FLOOR}`,
+      );
+    }
     const hooks = row.webhooks;
     if (hooks.delivered < hooks.events)
       problems.push(`${kind} webhooks: ${hooks.events - hooks.delivered} events never delivered`);
@@ -255,6 +274,23 @@ console.log(
 );
 console.log(
   'HTTP/direct = POST /payments req/s divided by recordPayment tx/s without HTTP (same transaction, same database).',
+);
+console.log(
+  formatTable(
+    ['database', 'POST /payments, no schedule', 'p99', 'with a 12-obligation schedule', 'p99', 'ratio'],
+    rows.map(({ kind, allocation: a }) => [
+      kind,
+      `${whole(a.plain.perSecond)}/s`,
+      `${whole(a.plain.p99Ms)} ms`,
+      `${whole(a.scheduled.perSecond)}/s`,
+      `${whole(a.scheduled.p99Ms)} ms`,
+      a.ratio.toFixed(2),
+    ]),
+  ),
+);
+for (const row of rows) console.log(`${row.kind} allocation check: ${row.allocation.detail}`);
+console.log(
+  `Allocation: the same payments on plans without schedules and on plans with a monthly schedule of 12 obligations, back to back; floor ${ALLOCATION_FLOOR}.`,
 );
 if (problems.length > 0) {
   console.log(`\nProblems:\n  ${problems.join('\n  ')}`);

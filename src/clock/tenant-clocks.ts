@@ -1,7 +1,7 @@
 import type { Db, DbOrTrx } from '../db/schema.js';
 import type { SweepScope } from '../jobs/sweeps.js';
 import { type Clock, offsetClock } from '../lib/clock.js';
-import type { Mode } from '../lib/tenant.js';
+import type { Mode, Tenant } from '../lib/tenant.js';
 
 /**
  * A tenant's clock: live mode runs on the app's clock (system time), test mode on the workspace's test clock,
@@ -75,4 +75,13 @@ export async function sweepScopes(db: Db, base: Clock): Promise<SweepScope[]> {
       }),
     ),
   ];
+}
+
+/** A tenant of a sweep's scope, on the scope's time: what a sweep writes for it is stamped as of `scope.now`. */
+export function sweepTenant(base: Clock, scope: SweepScope, workspaceId: string): Tenant {
+  return {
+    workspaceId,
+    mode: scope.mode,
+    clock: offsetClock(base, scope.now.getTime() - base.now().getTime()),
+  };
 }

@@ -26,6 +26,11 @@ export const TAGS = [
     name: 'Payments',
     description: 'Money in, applied to a plan. Recorded payments are never edited: they are reversed.',
   },
+  {
+    name: 'Collection schedules',
+    description:
+      'When money falls due: schedules generate dated obligations (calendar dates in the workspace time zone); every payment on a plan pays its open obligations oldest due date first.',
+  },
   { name: 'Ledger', description: 'Append-only entries; a plan’s entries always sum to its balance.' },
   {
     name: 'Webhooks',

@@ -4,6 +4,7 @@ import { eventsModule } from './events/events.module.js';
 import { ledgerModule } from './ledger/ledger.module.js';
 import type { ModuleManifest } from './manifest.js';
 import { paymentsModule } from './payments/payments.module.js';
+import { schedulesModule } from './schedules/schedules.module.js';
 import { testClockModule } from './test-clock/test-clock.module.js';
 import { tracksModule } from './tracks/tracks.module.js';
 import { webhooksModule } from './webhooks/webhooks.module.js';
@@ -15,6 +16,7 @@ export const modules: readonly ModuleManifest[] = [
   customersModule,
   tracksModule,
   paymentsModule,
+  schedulesModule,
   ledgerModule,
   webhooksModule,
   eventsModule,

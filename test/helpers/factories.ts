@@ -17,10 +17,14 @@ export interface TestWorkspace {
 }
 
 /** A new workspace with an all-scopes test key and live key: tests never share rows. */
-export async function newWorkspace(t: TestApp, options: { currency?: string } = {}): Promise<TestWorkspace> {
+export async function newWorkspace(
+  t: TestApp,
+  options: { currency?: string; timezone?: string } = {},
+): Promise<TestWorkspace> {
   const ws = await createWorkspace(t.ctx.db, t.clock, {
     name: 'Test workspace',
     currency: options.currency ?? 'NGN',
+    ...(options.timezone ? { timezone: options.timezone } : {}),
   });
   const test = await createKey(t.ctx.db, t.clock, { workspaceId: ws.id, mode: 'test', scopes: 'all' });
   const live = await createKey(t.ctx.db, t.clock, { workspaceId: ws.id, mode: 'live', scopes: 'all' });

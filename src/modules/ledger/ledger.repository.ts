@@ -4,7 +4,7 @@ import type { TenantRef } from '../../lib/tenant.js';
 import type { LedgerListQuery } from './ledger.schemas.js';
 import type { LedgerEntriesTable } from './ledger.table.js';
 
-export function insert(db: DbOrTrx, row: LedgerEntriesTable) {
+export function insert(db: DbOrTrx, row: LedgerEntriesTable | readonly LedgerEntriesTable[]) {
   return db.insertInto('ledger_entries').values(row).execute();
 }
 

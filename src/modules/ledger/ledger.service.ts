@@ -36,9 +36,29 @@ export interface NewLedgerEntry {
 
 /** Appends an entry in the caller's transaction. Entries are never updated or deleted. */
 export async function appendEntry(trx: DbOrTrx, tenant: Tenant, entry: NewLedgerEntry): Promise<void> {
+  await repo.insert(trx, entryRow(tenant, entry));
+}
+
+/** Appends several entries in one statement, in order. */
+export async function appendEntries(
+  trx: DbOrTrx,
+  tenant: Tenant,
+  entries: readonly NewLedgerEntry[],
+): Promise<void> {
+  for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
+    await repo.insert(
+      trx,
+      entries.slice(i, i + INSERT_CHUNK).map((entry) => entryRow(tenant, entry)),
+    );
+  }
+}
+
+const INSERT_CHUNK = 200;
+
+function entryRow(tenant: Tenant, entry: NewLedgerEntry): LedgerEntriesTable {
   const at = tenant.clock.now();
   const now = at.toISOString();
-  await repo.insert(trx, {
+  return {
     id: newId('ledgerEntry', at),
     workspace_id: tenant.workspaceId,
     mode: tenant.mode,
@@ -51,7 +71,7 @@ export async function appendEntry(trx: DbOrTrx, tenant: Tenant, entry: NewLedger
     occurred_at: entry.occurredAt ?? now,
     refs: JSON.stringify(entry.refs ?? {}),
     created_at: now,
-  });
+  };
 }
 
 export async function listLedger(

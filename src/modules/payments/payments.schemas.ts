@@ -68,7 +68,21 @@ const paymentExample = {
   createdAt: '2026-11-20T14:03:00.000Z',
   reversedAt: null,
   reversalReason: null,
+  allocations: [{ obligationId: 'obl_01JD7ZA1B2C3D4E5F6G7H8J9K1', amount: 7500000, reversedAt: null }],
+  unallocatedAmount: 0,
 };
+
+const PaymentAllocation = Type.Object(
+  {
+    obligationId: Type.String(),
+    amount: Type.Integer(),
+    reversedAt: Nullable({
+      ...Instant,
+      description: 'Set when the payment was reversed and the part undone.',
+    }),
+  },
+  { title: 'PaymentAllocation' },
+);
 
 export const Payment = Type.Object(
   {
@@ -90,6 +104,14 @@ export const Payment = Type.Object(
     createdAt: Instant,
     reversedAt: Nullable(Instant),
     reversalReason: Nullable(Type.String()),
+    allocations: Type.Array(PaymentAllocation, {
+      description:
+        "The obligations this payment paid, oldest due date first across the plan's schedules; kept, marked reversed, when the payment is reversed.",
+    }),
+    unallocatedAmount: Type.Integer({
+      description:
+        'The part of the amount no open obligation took (0 after a reversal too: nothing is allocated then).',
+    }),
   },
   {
     title: 'Payment',

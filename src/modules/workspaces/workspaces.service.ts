@@ -1,19 +1,11 @@
 import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { Db, DbOrTrx } from '../../db/schema.js';
+import { isTimeZone } from '../../lib/calendar.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isCurrency } from '../../lib/money.js';
 import { DEFAULT_PLAN } from '../account/plans.js';
 import type { WorkspacesTable } from './workspaces.table.js';
-
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export interface WorkspaceInput {
   name: string;

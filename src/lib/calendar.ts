@@ -1,0 +1,157 @@
+/**
+ * Calendar dates (`YYYY-MM-DD`), time zones, recurrence rules and integer money splits for payment schedules.
+ * Pure: no clock, no I/O. Instants are UTC ISO strings as `Date.prototype.toISOString()` prints them.
+ */
+import { Temporal } from 'temporal-polyfill';
+
+const DATE_FORM = /^\d{4}-\d{2}-\d{2}$/;
+/** Temporal also takes fixed offsets ('+01:00') as time zones; those are not IANA names. */
+const OFFSET_FORM = /^[+-]/;
+
+function parseDate(date: string): Temporal.PlainDate {
+  if (!DATE_FORM.test(date)) throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
+  return Temporal.PlainDate.from(date);
+}
+
+function requireInteger(value: number, name: string, min: number): void {
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(`${name} must be an integer >= ${min}: ${value}`);
+  }
+}
+
+/** Whether `zone` is an IANA time zone Temporal knows (e.g. 'Africa/Lagos', 'UTC'). */
+export function isTimeZone(zone: string): boolean {
+  if (OFFSET_FORM.test(zone)) return false;
+  try {
+    // The constructor takes only identifiers, unlike `from`, which also reads ISO strings like '...[UTC]'.
+    new Temporal.ZonedDateTime(0n, zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The calendar date of an instant in a time zone. `instant` is a Date or an ISO string. */
+export function localDate(instant: Date | string, timeZone: string): string {
+  const exact =
+    typeof instant === 'string'
+      ? Temporal.Instant.from(instant)
+      : Temporal.Instant.fromEpochMilliseconds(instant.getTime());
+  return exact.toZonedDateTimeISO(timeZone).toPlainDate().toString();
+}
+
+/**
+ * The first instant of a calendar date in a time zone (handles zones where midnight does not exist on DST
+ * days: Temporal's startOfDay), as an ISO string with Z and milliseconds.
+ */
+export function startOfDay(date: string, timeZone: string): string {
+  const start = parseDate(date).toZonedDateTime({ timeZone }).startOfDay();
+  return new Date(start.epochMilliseconds).toISOString();
+}
+
+/** date + days (days may be negative). */
+export function addDays(date: string, days: number): string {
+  requireInteger(days, 'days', Number.MIN_SAFE_INTEGER);
+  return parseDate(date).add({ days }).toString();
+}
+
+/** Whole days from `from` to `to` (to - from). */
+export function daysBetween(from: string, to: string): number {
+  return parseDate(from).until(parseDate(to), { largestUnit: 'days' }).days;
+}
+
+export type RecurrenceUnit = 'day' | 'week' | 'month';
+export interface Recurrence {
+  unit: RecurrenceUnit;
+  every: number;
+  anchor: string;
+}
+
+/**
+ * The n-th date (n = 0 is the anchor) of a rule: anchor + n*every units, always computed from the anchor, so
+ * months clamp to the month end and come back (anchor 2028-01-31, monthly: 2028-01-31, 2028-02-29,
+ * 2028-03-31, 2028-04-30 ...). Never drifts.
+ */
+export function occurrence(rule: Recurrence, n: number): string {
+  return occurrenceDate(rule, parseDate(rule.anchor), n).toString();
+}
+
+function occurrenceDate(rule: Recurrence, anchor: Temporal.PlainDate, n: number): Temporal.PlainDate {
+  requireInteger(rule.every, 'every', 1);
+  requireInteger(n, 'n', 0);
+  const steps = n * rule.every;
+  // Temporal's default overflow 'constrain' clamps Jan 31 + 1 month to the end of February.
+  const duration =
+    rule.unit === 'month' ? { months: steps } : rule.unit === 'week' ? { weeks: steps } : { days: steps };
+  return anchor.add(duration);
+}
+
+/** The smallest n >= 0 whose occurrence is on or after `date` (0 when date <= anchor). */
+export function firstOccurrenceOnOrAfter(rule: Recurrence, date: string): number {
+  requireInteger(rule.every, 'every', 1);
+  const anchor = parseDate(rule.anchor);
+  const target = parseDate(date);
+  if (Temporal.PlainDate.compare(target, anchor) <= 0) return 0;
+
+  let n: number;
+  if (rule.unit === 'month') {
+    // Occurrence n falls in month anchor + n*every, so this n is in the target's month or before it.
+    const months = (target.year - anchor.year) * 12 + (target.month - anchor.month);
+    n = Math.floor(months / rule.every);
+  } else {
+    const days = anchor.until(target, { largestUnit: 'days' }).days;
+    n = Math.ceil(days / (rule.unit === 'week' ? 7 * rule.every : rule.every));
+  }
+
+  const isBeforeTarget = (k: number) =>
+    Temporal.PlainDate.compare(occurrenceDate(rule, anchor, k), target) < 0;
+  while (isBeforeTarget(n)) n++;
+  while (n > 0 && !isBeforeTarget(n - 1)) n--;
+  return n;
+}
+
+/**
+ * `total` split into `parts` integers that sum exactly to total, differing by at most 1, the larger ones
+ * first. parts >= 1, total >= 0 integers.
+ */
+export function splitEvenly(total: number, parts: number): number[] {
+  requireInteger(total, 'total', 0);
+  requireInteger(parts, 'parts', 1);
+  const extra = total % parts;
+  const base = (total - extra) / parts;
+  return Array.from({ length: parts }, (_, i) => (i < extra ? base + 1 : base));
+}
+
+/**
+ * An instalment sequence: `count` amounts, each `fixed` except the last, which takes the remainder, so they
+ * sum exactly to `total`. null when that is impossible (the remainder would be below 1). When count is
+ * undefined, count = ceil(total / fixed) (the last is then between 1 and fixed). total, fixed >= 1.
+ */
+export function installmentAmounts(total: number, fixed: number, count?: number): number[] | null {
+  requireInteger(total, 'total', 1);
+  requireInteger(fixed, 'fixed', 1);
+  const remainder = total % fixed;
+  const instalments = count ?? (total - remainder) / fixed + (remainder === 0 ? 0 : 1);
+  requireInteger(instalments, 'count', 1);
+  // When fixed * (count - 1) is past the safe range it is far above total, so the comparison still holds.
+  const last = total - fixed * (instalments - 1);
+  if (last < 1) return null;
+  const amounts = new Array<number>(instalments).fill(fixed);
+  amounts[instalments - 1] = last;
+  return amounts;
+}
+
+/**
+ * Pays `amount` into debts oldest first: returns, per debt in the given order, how much of `amount` it takes
+ * (never more than the debt owes, never negative); what is left over is amount - sum(result).
+ */
+export function allocateOldestFirst(amount: number, owed: readonly number[]): number[] {
+  requireInteger(amount, 'amount', 0);
+  let left = amount;
+  return owed.map((debt) => {
+    requireInteger(debt, 'owed', Number.MIN_SAFE_INTEGER);
+    const paid = Math.min(Math.max(debt, 0), left);
+    left -= paid;
+    return paid;
+  });
+}

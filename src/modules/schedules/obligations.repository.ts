@@ -1,0 +1,251 @@
+import { sql } from 'kysely';
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
+import type { TenantRef } from '../../lib/tenant.js';
+import type { ObligationListQuery } from './schedules.schemas.js';
+import {
+  type AllocationsTable,
+  type ObligationStatus,
+  type ObligationsTable,
+  OPEN_OBLIGATION,
+} from './schedules.table.js';
+
+/** Inserts obligations; a due date the schedule already has is skipped. Returns the rows inserted. */
+export async function insertMany(db: DbOrTrx, rows: readonly ObligationsTable[]) {
+  const inserted: ObligationsTable[] = [];
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    inserted.push(
+      ...(await db
+        .insertInto('obligations')
+        .values(rows.slice(i, i + INSERT_CHUNK))
+        .onConflict((oc) => oc.columns(['schedule_id', 'due_date']).doNothing())
+        .returningAll()
+        .execute()),
+    );
+  }
+  return inserted;
+}
+
+/** Rows per insert statement: well under both databases' limits on bound parameters. */
+const INSERT_CHUNK = 200;
+
+export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
+  return db
+    .selectFrom('obligations')
+    .selectAll()
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .executeTakeFirst();
+}
+
+export function list(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  scheduleId: string,
+  query: ObligationListQuery & { limit: number },
+  afterId: string | undefined,
+) {
+  let q = db
+    .selectFrom('obligations')
+    .selectAll()
+    .where('schedule_id', '=', scheduleId)
+    .where(inTenant(tenant));
+  if (query.status) q = q.where('status', '=', query.status);
+  return q.$call(newestFirst(afterId, query.limit)).execute();
+}
+
+/** Open obligations of a schedule, oldest due date first. */
+export function openOfSchedule(db: DbOrTrx, scheduleId: string) {
+  return db
+    .selectFrom('obligations')
+    .selectAll()
+    .where('schedule_id', '=', scheduleId)
+    .where('status', 'in', OPEN_OBLIGATION)
+    .orderBy('due_date')
+    .orderBy('id')
+    .execute();
+}
+
+/** Open obligations of a plan across its schedules, oldest due date first: the order payments pay them in. */
+export function openOfTrack(db: DbOrTrx, trackId: string) {
+  return db
+    .selectFrom('obligations')
+    .select(['id', 'schedule_id', 'amount', 'amount_paid', 'status', 'overdue_at'])
+    .where('track_id', '=', trackId)
+    .where('status', 'in', OPEN_OBLIGATION)
+    .orderBy('due_date')
+    .orderBy('id')
+    .execute();
+}
+
+/** What the open obligations of a plan still owe, leaving out one schedule's. */
+export async function owedOnTrack(db: DbOrTrx, trackId: string, exceptScheduleId: string): Promise<number> {
+  const row = await db
+    .selectFrom('obligations')
+    .select(sql<string | number | null>`sum(amount - amount_paid)`.as('owed'))
+    .where('track_id', '=', trackId)
+    .where('status', 'in', OPEN_OBLIGATION)
+    .where('schedule_id', '<>', exceptScheduleId)
+    .executeTakeFirst();
+  return Number(row?.owed ?? 0);
+}
+
+/** The last obligation a schedule has (by due date), to place one after it. */
+export function lastOfSchedule(db: DbOrTrx, scheduleId: string) {
+  return db
+    .selectFrom('obligations')
+    .select(['due_date', 'sequence'])
+    .where('schedule_id', '=', scheduleId)
+    .orderBy('due_date', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Pays `part` into an open obligation. Paid in full: `paid`. Otherwise an overdue one stays overdue and any
+ * other becomes partially paid (only the overdue sweep makes it overdue, with its event).
+ */
+export function pay(db: DbOrTrx, id: string, part: number, now: string) {
+  return db
+    .updateTable('obligations')
+    .set({
+      amount_paid: sql`amount_paid + ${part}`,
+      status: sql`case when amount_paid + ${part} >= amount then 'paid' when status = 'overdue' then 'overdue' else 'partially_paid' end`,
+      paid_at: sql`case when amount_paid + ${part} >= amount then ${now} else paid_at end`,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', 'in', OPEN_OBLIGATION)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Takes back `part` of what an obligation was paid (a reversed payment). A cancelled one stays cancelled; any
+ * other is open again: overdue when its overdue time has come, else pending or partially paid.
+ */
+export function unpay(db: DbOrTrx, id: string, part: number, now: string) {
+  return db
+    .updateTable('obligations')
+    .set({
+      amount_paid: sql`amount_paid - ${part}`,
+      status: sql`case when status = 'cancelled' then 'cancelled' when overdue_at <= ${now} then 'overdue' when amount_paid - ${part} > 0 then 'partially_paid' else 'pending' end`,
+      paid_at: sql`case when status = 'cancelled' then paid_at else null end`,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function setAmount(db: DbOrTrx, id: string, amount: number, status: ObligationStatus, now: string) {
+  return db
+    .updateTable('obligations')
+    .set({
+      amount,
+      status,
+      updated_at: now,
+      ...(status === 'paid' ? { paid_at: now } : {}),
+    })
+    .where('id', '=', id)
+    .where('status', 'in', OPEN_OBLIGATION)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function cancel(db: DbOrTrx, id: string, now: string) {
+  return db
+    .updateTable('obligations')
+    .set({ status: 'cancelled', updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', OPEN_OBLIGATION)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Cancels the open obligations of a schedule. */
+export function cancelOpenOfSchedule(db: DbOrTrx, scheduleId: string, now: string) {
+  return db
+    .updateTable('obligations')
+    .set({ status: 'cancelled', updated_at: now })
+    .where('schedule_id', '=', scheduleId)
+    .where('status', 'in', OPEN_OBLIGATION)
+    .returningAll()
+    .execute();
+}
+
+export function countOpenOfSchedule(db: DbOrTrx, scheduleId: string) {
+  return db
+    .selectFrom('obligations')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('schedule_id', '=', scheduleId)
+    .where('status', 'in', OPEN_OBLIGATION)
+    .executeTakeFirstOrThrow()
+    .then((row) => Number(row.n));
+}
+
+/** Up to `limit` open obligations of a tenant group whose overdue time has come. */
+export function fallingOverdue(db: DbOrTrx, group: TenantGroup, now: string, limit: number) {
+  return db
+    .selectFrom('obligations')
+    .select('id')
+    .where(inTenantGroup(group))
+    .where('status', 'in', ['pending', 'partially_paid'])
+    .where('overdue_at', '<=', now)
+    .orderBy('overdue_at')
+    .limit(limit)
+    .execute();
+}
+
+export function markOverdue(db: DbOrTrx, ids: readonly string[], now: string) {
+  return db
+    .updateTable('obligations')
+    .set({ status: 'overdue', updated_at: now })
+    .where('id', 'in', ids)
+    .where('status', 'in', ['pending', 'partially_paid'])
+    .where('overdue_at', '<=', now)
+    .returningAll()
+    .execute();
+}
+
+export function insertAllocations(db: DbOrTrx, rows: AllocationsTable[]) {
+  if (rows.length === 0) return Promise.resolve();
+  return db
+    .insertInto('allocations')
+    .values(rows)
+    .execute()
+    .then(() => undefined);
+}
+
+/** Marks a payment's allocations reversed; returns the ones it marked. */
+export function reverseAllocationsOf(db: DbOrTrx, paymentId: string, now: string) {
+  return db
+    .updateTable('allocations')
+    .set({ reversed_at: now })
+    .where('payment_id', '=', paymentId)
+    .where('reversed_at', 'is', null)
+    .returningAll()
+    .execute();
+}
+
+export function allocationsOfPayments(db: DbOrTrx, paymentIds: readonly string[]) {
+  if (paymentIds.length === 0) return Promise.resolve([] as AllocationsTable[]);
+  return db
+    .selectFrom('allocations')
+    .selectAll()
+    .where('payment_id', 'in', paymentIds)
+    .orderBy('created_at')
+    .orderBy('obligation_id')
+    .execute();
+}
+
+export function allocationsOfObligations(db: DbOrTrx, obligationIds: readonly string[]) {
+  if (obligationIds.length === 0) return Promise.resolve([] as AllocationsTable[]);
+  return db
+    .selectFrom('allocations')
+    .selectAll()
+    .where('obligation_id', 'in', obligationIds)
+    .orderBy('created_at')
+    .orderBy('payment_id')
+    .execute();
+}

@@ -1,0 +1,155 @@
+import type { Trx } from '../../db/schema.js';
+import { recordEvent } from '../../events/outbox.js';
+import { allocateOldestFirst } from '../../lib/calendar.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { appendEntries } from '../ledger/ledger.service.js';
+import type { TracksTable } from '../tracks/tracks.table.js';
+import * as obligations from './obligations.repository.js';
+import { isOpenEnded, topUpAt } from './schedules.generation.js';
+import { obligationToEvent, toApi } from './schedules.mapper.js';
+import * as repo from './schedules.repository.js';
+import type { AllocationsTable, ObligationsTable, ScheduleStatus } from './schedules.table.js';
+
+export interface Allocation {
+  obligationId: string;
+  amount: number;
+  reversedAt: string | null;
+}
+
+export function allocationToApi(row: AllocationsTable): Allocation {
+  return { obligationId: row.obligation_id, amount: row.amount, reversedAt: row.reversed_at };
+}
+
+/** Emits the schedule's event with the schedule as it now is. */
+async function emitSchedule(
+  trx: Trx,
+  tenant: Tenant,
+  type: 'schedule.updated' | 'schedule.completed',
+  id: string,
+  previousStatus?: ScheduleStatus,
+): Promise<void> {
+  const row = await repo.findById(trx, tenant, id);
+  if (!row) return;
+  await recordEvent(trx, tenant, type, toApi(row), previousStatus ? { status: previousStatus } : null);
+}
+
+/** A schedule with nothing left to collect is completed: every obligation paid or cancelled, none to generate. */
+export async function completeIfDone(trx: Trx, tenant: Tenant, scheduleId: string): Promise<void> {
+  const schedule = await repo.findRow(trx, tenant, scheduleId);
+  if (!schedule || (schedule.status !== 'active' && schedule.status !== 'paused')) return;
+  if (isOpenEnded(schedule) || (await obligations.countOpenOfSchedule(trx, scheduleId)) > 0) return;
+  const done = await repo.updateIn(trx, tenant, scheduleId, [schedule.status], {
+    status: 'completed',
+    top_up_at: null,
+    updated_at: tenant.clock.now().toISOString(),
+  });
+  if (done) await emitSchedule(trx, tenant, 'schedule.completed', scheduleId);
+}
+
+/**
+ * A plan paid off owes nothing more: the open obligations of its schedules in force are cancelled (an
+ * open-ended schedule keeps some ahead) and the schedules are completed.
+ */
+async function settlePaidOffPlan(trx: Trx, tenant: Tenant, trackId: string): Promise<void> {
+  const now = tenant.clock.now().toISOString();
+  for (const schedule of await repo.inForceOfTrack(trx, tenant, trackId)) {
+    await obligations.cancelOpenOfSchedule(trx, schedule.id, now);
+    const done = await repo.updateIn(trx, tenant, schedule.id, [schedule.status], {
+      status: 'completed',
+      top_up_at: null,
+      updated_at: now,
+    });
+    if (done) await emitSchedule(trx, tenant, 'schedule.completed', schedule.id);
+  }
+}
+
+/**
+ * Part of the money core: a payment on a plan pays the plan's open obligations, oldest due date first, across
+ * its schedules, in the payment's transaction and under the plan's row lock (the balance change took it).
+ * Each part is stored; what no obligation takes stays unallocated. Obligations paid in full get their ledger
+ * entry and event, and schedules with nothing left are completed.
+ */
+export async function allocatePayment(
+  trx: Trx,
+  tenant: Tenant,
+  track: TracksTable,
+  payment: { id: string; amount: number },
+): Promise<Allocation[]> {
+  const open = await obligations.openOfTrack(trx, track.id);
+  const parts = allocateOldestFirst(
+    payment.amount,
+    open.map((o) => o.amount - o.amount_paid),
+  );
+  const now = tenant.clock.now().toISOString();
+  const rows: AllocationsTable[] = [];
+  const paid: ObligationsTable[] = [];
+  for (const [i, obligation] of open.entries()) {
+    const part = parts[i] ?? 0;
+    if (part === 0) continue;
+    const updated = await obligations.pay(trx, obligation.id, part, now);
+    if (!updated) throw new Error(`obligation ${obligation.id} changed under its plan's lock`);
+    rows.push({
+      payment_id: payment.id,
+      obligation_id: obligation.id,
+      workspace_id: tenant.workspaceId,
+      mode: tenant.mode,
+      amount: part,
+      created_at: now,
+      reversed_at: null,
+    });
+    if (updated.status === 'paid') paid.push(updated);
+  }
+  await obligations.insertAllocations(trx, rows);
+  if (paid.length > 0) {
+    await appendEntries(
+      trx,
+      tenant,
+      paid.map((o) => ({
+        type: 'obligation.paid' as const,
+        trackId: track.id,
+        customerId: track.customer_id,
+        amount: 0,
+        balanceAfter: track.balance,
+        currency: o.currency,
+        refs: { obligationId: o.id, scheduleId: o.schedule_id, paymentId: payment.id },
+      })),
+    );
+    for (const o of paid) await recordEvent(trx, tenant, 'obligation.paid', obligationToEvent(o));
+    for (const scheduleId of new Set(paid.map((o) => o.schedule_id))) {
+      await completeIfDone(trx, tenant, scheduleId);
+    }
+  }
+  if (track.status === 'completed') await settlePaidOffPlan(trx, tenant, track.id);
+  return rows.map(allocationToApi);
+}
+
+/**
+ * Undoes a reversed payment's allocations, in the reversal's transaction: the parts are marked reversed (they
+ * stay visible), the obligations owe them again (overdue at once when past due) and a schedule completed by
+ * them is active again.
+ */
+export async function undoAllocations(trx: Trx, tenant: Tenant, paymentId: string): Promise<Allocation[]> {
+  const now = tenant.clock.now().toISOString();
+  const undone = await obligations.reverseAllocationsOf(trx, paymentId, now);
+  const reopened = new Set<string>();
+  for (const allocation of undone) {
+    const before = await obligations.findById(trx, tenant, allocation.obligation_id);
+    const after = await obligations.unpay(trx, allocation.obligation_id, allocation.amount, now);
+    if (!before || !after) continue;
+    if (after.status === 'overdue' && before.status !== 'overdue') {
+      await recordEvent(trx, tenant, 'obligation.overdue', obligationToEvent(after));
+    }
+    if (after.status !== 'cancelled') reopened.add(after.schedule_id);
+  }
+  for (const scheduleId of reopened) {
+    const schedule = await repo.findRow(trx, tenant, scheduleId);
+    if (schedule?.status !== 'completed') continue;
+    const active = await repo.updateIn(trx, tenant, scheduleId, ['completed'], {
+      status: 'active',
+      top_up_at: topUpAt(schedule, schedule.next_sequence),
+      updated_at: now,
+    });
+    if (active) await emitSchedule(trx, tenant, 'schedule.updated', scheduleId, 'completed');
+  }
+  return undone.map(allocationToApi);
+}

@@ -1,0 +1,57 @@
+import { parseMetadata } from '../../lib/json.js';
+import type { ScheduleRow } from './schedules.repository.js';
+import type { Obligation, Schedule } from './schedules.schemas.js';
+import type { AllocationsTable, ObligationsTable } from './schedules.table.js';
+
+export function toApi(row: ScheduleRow): Schedule {
+  return {
+    id: row.id,
+    target_type: row.target_type,
+    target_id: row.target_id,
+    frequency: row.frequency,
+    interval: row.interval,
+    collection_method: row.collection_method,
+    fixed_amount: row.fixed_amount,
+    currency: row.currency,
+    timezone: row.timezone,
+    start_date: row.start_date,
+    end_date: row.end_date,
+    status: row.status,
+    next_due_date: row.next_due_date,
+    metadata: parseMetadata(row.metadata),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** An obligation as its events carry it: without the list of allocations. */
+export function obligationToEvent(row: ObligationsTable): Omit<Obligation, 'allocations'> {
+  return {
+    id: row.id,
+    schedule_id: row.schedule_id,
+    track_id: row.track_id,
+    due_date: row.due_date,
+    amount: row.amount,
+    amount_paid: row.amount_paid,
+    currency: row.currency,
+    status: row.status,
+    paid_at: row.paid_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function obligationToApi(row: ObligationsTable, allocations: readonly AllocationsTable[]): Obligation {
+  const { created_at, updated_at, ...rest } = obligationToEvent(row);
+  return {
+    ...rest,
+    allocations: allocations.map((a) => ({
+      payment_id: a.payment_id,
+      amount: a.amount,
+      created_at: a.created_at,
+      reversed_at: a.reversed_at,
+    })),
+    created_at,
+    updated_at,
+  };
+}

@@ -1,0 +1,103 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { requireAuth } from '../../http/auth.js';
+import { IdParams, ListOf, ok } from '../../http/envelope.js';
+import { responses } from '../../http/responses.js';
+import {
+  Obligation,
+  ObligationListQuery,
+  Schedule,
+  ScheduleActionRequest,
+  ScheduleActionResult,
+  ScheduleCreate,
+  ScheduleListQuery,
+} from './schedules.schemas.js';
+import * as service from './schedules.service.js';
+
+const tags = ['Collection schedules'];
+
+export const schedulesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.post(
+    '/collection-schedules',
+    {
+      schema: {
+        operationId: 'createSchedule',
+        'x-errors': ['not_found', 'invalid_state'],
+        tags,
+        summary: 'Create a collection schedule',
+        description:
+          'Generates its initial obligations at once: every one up to end_date, or 12 on or after today when open-ended (the worker keeps it 12 ahead). Due dates are calendar dates in the workspace time zone. A schedule created with status draft has no obligations until activate.',
+        body: ScheduleCreate,
+        response: responses(201, Schedule),
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return ok(request, await service.createSchedule(ctx, requireAuth(request), request.body));
+    },
+  );
+
+  app.get(
+    '/collection-schedules',
+    {
+      schema: {
+        operationId: 'listSchedules',
+        tags,
+        summary: 'List collection schedules',
+        querystring: ScheduleListQuery,
+        response: responses(200, ListOf(Schedule)),
+      },
+    },
+    async (request) => ok(request, await service.listSchedules(ctx, requireAuth(request), request.query)),
+  );
+
+  app.get(
+    '/collection-schedules/:id',
+    {
+      schema: {
+        operationId: 'getSchedule',
+        tags,
+        summary: 'Get a collection schedule',
+        params: IdParams,
+        response: responses(200, Schedule),
+      },
+    },
+    async (request) => ok(request, await service.getSchedule(ctx, requireAuth(request), request.params.id)),
+  );
+
+  app.patch(
+    '/collection-schedules/:id',
+    {
+      schema: {
+        operationId: 'actOnSchedule',
+        'x-errors': ['invalid_state'],
+        tags,
+        summary: 'Act on a collection schedule',
+        description:
+          'One action per request, allowed only from the states it leaves (else 409 invalid_state with details.status and details.action). generate_obligations and sync_payment_plan answer with `changes`; with dry_run they write nothing.',
+        params: IdParams,
+        body: ScheduleActionRequest,
+        response: responses(200, ScheduleActionResult),
+      },
+    },
+    async (request) =>
+      ok(request, await service.actOnSchedule(ctx, requireAuth(request), request.params.id, request.body)),
+  );
+
+  app.get(
+    '/collection-schedules/:id/obligations',
+    {
+      schema: {
+        operationId: 'listObligations',
+        tags,
+        summary: 'Obligations of a schedule',
+        description: 'Newest first (the last due date first), each with the payments allocated to it.',
+        params: IdParams,
+        querystring: ObligationListQuery,
+        response: responses(200, ListOf(Obligation)),
+      },
+    },
+    async (request) =>
+      ok(request, await service.listObligations(ctx, requireAuth(request), request.params.id, request.query)),
+  );
+};

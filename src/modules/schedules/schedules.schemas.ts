@@ -1,0 +1,288 @@
+import { type Static, Type } from 'typebox';
+import { PaginationQuery } from '../../http/envelope.js';
+import { Amount, CalendarDate, Currency, Instant, Metadata, Nullable } from '../shared.schemas.js';
+import {
+  COLLECTION_METHODS,
+  FREQUENCIES,
+  OBLIGATION_STATUSES,
+  SCHEDULE_STATUSES,
+  TARGET_TYPES,
+} from './schedules.table.js';
+
+export const SCHEDULE_ACTIONS = [
+  'activate',
+  'pause',
+  'resume',
+  'cancel',
+  'generate_obligations',
+  'sync_payment_plan',
+] as const;
+export type ScheduleAction = (typeof SCHEDULE_ACTIONS)[number];
+
+const TargetType = Type.Enum(TARGET_TYPES, {
+  description:
+    'payment_plan, contribution_member and member_savings_member name a plan (trk_) of the workspace; generic_collection takes a plan or null.',
+});
+const Frequency = Type.Enum(FREQUENCIES, {
+  description:
+    'one_time: one obligation on start_date. daily, weekly, monthly: every `interval` units (monthly keeps the day of start_date, clamped to the month end). custom: every `interval` days. flexible: one obligation of fixed_amount due on end_date (else start_date), paid in any parts. installment_sequence: the plan balance in monthly obligations of fixed_amount, the last taking the remainder.',
+});
+const CollectionMethod = Type.Enum(COLLECTION_METHODS, {
+  description: 'How the obligations are collected; default manual.',
+});
+const Interval = Type.Integer({
+  minimum: 1,
+  maximum: 1000,
+  description:
+    'Units between obligations: days (daily, custom), weeks (weekly), months (monthly). Default 1; required for custom; only for these four frequencies.',
+});
+
+const scheduleCreateExample = {
+  target_type: 'payment_plan',
+  target_id: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
+  frequency: 'monthly',
+  collection_method: 'manual',
+  fixed_amount: 7500000,
+  start_date: '2027-01-31T09:00:00Z',
+  end_date: null,
+  interval: 1,
+};
+
+export const ScheduleCreate = Type.Object(
+  {
+    target_type: TargetType,
+    target_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+    frequency: Frequency,
+    collection_method: Type.Optional(CollectionMethod),
+    fixed_amount: { ...Amount, description: 'Amount of each obligation, in minor units.' },
+    start_date: {
+      ...Instant,
+      description: 'Its calendar date in the workspace time zone is the first due date.',
+    },
+    end_date: Type.Optional(
+      Nullable({ ...Instant, description: 'No obligation falls due after its calendar date.' }),
+    ),
+    interval: Type.Optional(Interval),
+    currency: Type.Optional({
+      ...Currency,
+      description:
+        "ISO 4217 code; the plan's currency when the target is a plan, else the workspace default.",
+    }),
+    status: Type.Optional(
+      Type.Enum(['active', 'draft'], {
+        description: 'draft keeps the schedule out of force (no obligations) until activate; default active.',
+      }),
+    ),
+    metadata: Type.Optional(Metadata),
+  },
+  { title: 'ScheduleCreate', examples: [scheduleCreateExample], additionalProperties: false },
+);
+export type ScheduleCreate = Static<typeof ScheduleCreate>;
+
+const scheduleExample = {
+  id: 'sch_01JD7ZA1B2C3D4E5F6G7H8J9K0',
+  target_type: 'payment_plan',
+  target_id: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
+  frequency: 'monthly',
+  interval: 1,
+  collection_method: 'manual',
+  fixed_amount: 7500000,
+  currency: 'NGN',
+  timezone: 'Africa/Lagos',
+  start_date: '2027-01-31T09:00:00.000Z',
+  end_date: null,
+  status: 'active',
+  next_due_date: '2027-01-31',
+  metadata: {},
+  created_at: '2026-11-20T14:03:00.000Z',
+  updated_at: '2026-11-20T14:03:00.000Z',
+};
+
+export const Schedule = Type.Object(
+  {
+    id: Type.String(),
+    target_type: TargetType,
+    target_id: Nullable(Type.String()),
+    frequency: Frequency,
+    interval: Nullable(Type.Integer()),
+    collection_method: CollectionMethod,
+    fixed_amount: Type.Integer(),
+    currency: Type.String(),
+    timezone: Type.String({
+      description: 'The zone its due dates are calendar dates in (the workspace one).',
+    }),
+    start_date: Instant,
+    end_date: Nullable(Instant),
+    status: Type.Enum(SCHEDULE_STATUSES, {
+      description:
+        'draft (created so), active, paused, cancelled, completed (every obligation paid or cancelled and none left to generate).',
+    }),
+    next_due_date: Nullable({
+      ...CalendarDate,
+      description: 'Due date of the oldest obligation still open; null when none is.',
+    }),
+    metadata: Metadata,
+    created_at: Instant,
+    updated_at: Instant,
+  },
+  { title: 'Schedule', examples: [scheduleExample] },
+);
+export type Schedule = Static<typeof Schedule>;
+
+const ObligationAllocation = Type.Object(
+  {
+    payment_id: Type.String(),
+    amount: Type.Integer(),
+    created_at: Instant,
+    reversed_at: Nullable({
+      ...Instant,
+      description: 'Set when the payment was reversed: the part no longer counts.',
+    }),
+  },
+  { title: 'ObligationAllocation' },
+);
+
+const obligationExample = {
+  id: 'obl_01JD7ZA1B2C3D4E5F6G7H8J9K1',
+  schedule_id: 'sch_01JD7ZA1B2C3D4E5F6G7H8J9K0',
+  track_id: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
+  due_date: '2027-01-31',
+  amount: 7500000,
+  amount_paid: 5000000,
+  currency: 'NGN',
+  status: 'partially_paid',
+  paid_at: null,
+  allocations: [
+    {
+      payment_id: 'pay_01JD7Z8R6T1V4W7X9Y2Z5A8B0D',
+      amount: 5000000,
+      created_at: '2027-01-20T10:00:00.000Z',
+      reversed_at: null,
+    },
+  ],
+  created_at: '2026-11-20T14:03:00.000Z',
+  updated_at: '2027-01-20T10:00:00.000Z',
+};
+
+export const Obligation = Type.Object(
+  {
+    id: Type.String(),
+    schedule_id: Type.String(),
+    track_id: Nullable(Type.String()),
+    due_date: CalendarDate,
+    amount: Type.Integer(),
+    amount_paid: Type.Integer(),
+    currency: Type.String(),
+    status: Type.Enum(OBLIGATION_STATUSES, {
+      description:
+        'pending, partially_paid, paid, overdue (past its due date in the workspace zone and not fully paid), cancelled.',
+    }),
+    paid_at: Nullable(Instant),
+    allocations: Type.Array(ObligationAllocation, {
+      description: 'The payments that paid it, oldest first; reversed ones stay, marked.',
+    }),
+    created_at: Instant,
+    updated_at: Instant,
+  },
+  { title: 'Obligation', examples: [obligationExample] },
+);
+export type Obligation = Static<typeof Obligation>;
+
+export const ScheduleActionRequest = Type.Object(
+  {
+    action: Type.Enum(SCHEDULE_ACTIONS, {
+      description:
+        'activate: draft→active. pause: active→paused. resume: paused→active (tops obligations up). cancel: any but cancelled or completed → cancelled, its open obligations cancelled. generate_obligations (active or paused): extends to the horizon. sync_payment_plan (active, paused or completed; plan target): re-spreads the plan balance over the open obligations, adding one when none is open and a balance is left (a completed schedule is then active again).',
+    }),
+    dry_run: Type.Optional(
+      Type.Boolean({
+        description:
+          'With generate_obligations or sync_payment_plan: answer what would change, write nothing.',
+      }),
+    ),
+  },
+  {
+    title: 'ScheduleAction',
+    examples: [{ action: 'sync_payment_plan', dry_run: true }],
+    additionalProperties: false,
+  },
+);
+export type ScheduleActionRequest = Static<typeof ScheduleActionRequest>;
+
+const ObligationChange = Type.Object(
+  {
+    id: Nullable({ ...Type.String(), description: 'null for an obligation a dry run would create' }),
+    due_date: CalendarDate,
+    amount: Type.Integer(),
+    previous_amount: Nullable(Type.Integer()),
+    status: Type.Enum(OBLIGATION_STATUSES),
+  },
+  { title: 'ObligationChange' },
+);
+
+export const ScheduleChanges = Type.Object(
+  {
+    dry_run: Type.Boolean(),
+    created: Type.Array(ObligationChange),
+    updated: Type.Array(ObligationChange),
+    cancelled: Type.Array(ObligationChange),
+    owed_after: Type.Integer({
+      description: 'What the open obligations of the schedule owe after the action (or would, in a dry run).',
+    }),
+  },
+  { title: 'ScheduleChanges' },
+);
+export type ScheduleChanges = Static<typeof ScheduleChanges>;
+
+export const ScheduleActionResult = Type.Object(
+  {
+    ...Schedule.properties,
+    changes: Type.Optional(ScheduleChanges),
+  },
+  {
+    title: 'ScheduleActionResult',
+    description:
+      'The schedule after the action; generate_obligations and sync_payment_plan add `changes` (with dry_run, what they would be; the schedule is then unchanged).',
+    examples: [
+      {
+        ...scheduleExample,
+        changes: {
+          dry_run: true,
+          created: [],
+          updated: [
+            {
+              id: obligationExample.id,
+              due_date: '2027-01-31',
+              amount: 6000000,
+              previous_amount: 7500000,
+              status: 'partially_paid',
+            },
+          ],
+          cancelled: [],
+          owed_after: 1000000,
+        },
+      },
+    ],
+  },
+);
+export type ScheduleActionResult = Static<typeof ScheduleActionResult>;
+
+export const ScheduleListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    status: Type.Optional(Type.Enum(SCHEDULE_STATUSES)),
+    target_type: Type.Optional(TargetType),
+    target_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type ScheduleListQuery = Static<typeof ScheduleListQuery>;
+
+export const ObligationListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    status: Type.Optional(Type.Enum(OBLIGATION_STATUSES)),
+  },
+  { additionalProperties: false },
+);
+export type ObligationListQuery = Static<typeof ObligationListQuery>;

@@ -1,0 +1,419 @@
+import type { AppContext } from '../../context.js';
+import type { DbOrTrx, Trx } from '../../db/schema.js';
+import { inTransaction, withoutCommitHook } from '../../db/unit-of-work.js';
+import { recordEvent } from '../../events/outbox.js';
+import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import { addDays, installmentAmounts, localDate, occurrence, splitEvenly } from '../../lib/calendar.js';
+import { type Page, paginate } from '../../lib/cursor.js';
+import { newId } from '../../lib/ids.js';
+import { toInstant } from '../../lib/instant.js';
+import { stringifyMetadata } from '../../lib/json.js';
+import { isCurrency } from '../../lib/money.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import type { AuthContext } from '../api-keys/api-keys.service.js';
+import * as tracks from '../tracks/tracks.repository.js';
+import type { TracksTable } from '../tracks/tracks.table.js';
+import * as obligations from './obligations.repository.js';
+import { completeIfDone } from './schedules.allocation.js';
+import {
+  generateObligations,
+  MAX_GENERATED,
+  obligationRow,
+  recordCreated,
+  recurrenceOf,
+  sequenceRange,
+} from './schedules.generation.js';
+import { obligationToApi, toApi } from './schedules.mapper.js';
+import * as repo from './schedules.repository.js';
+import type {
+  Obligation,
+  ObligationListQuery,
+  Schedule,
+  ScheduleAction,
+  ScheduleActionRequest,
+  ScheduleActionResult,
+  ScheduleChanges,
+  ScheduleCreate,
+  ScheduleListQuery,
+} from './schedules.schemas.js';
+import type { ObligationsTable, ScheduleStatus, SchedulesTable } from './schedules.table.js';
+
+const REPEATING = ['daily', 'weekly', 'monthly', 'custom'];
+
+/** The states each action starts from. */
+const ACTION_FROM: Record<ScheduleAction, readonly ScheduleStatus[]> = {
+  activate: ['draft'],
+  pause: ['active'],
+  resume: ['paused'],
+  cancel: ['draft', 'active', 'paused'],
+  generate_obligations: ['active', 'paused'],
+  sync_payment_plan: ['active', 'paused', 'completed'],
+};
+
+/** Checks the fields that depend on each other; the schema has checked each one alone. */
+function checkRule(input: ScheduleCreate, startDate: string, endDate: string | null): void {
+  const problems: Record<string, string> = {};
+  if (input.interval !== undefined && !REPEATING.includes(input.frequency)) {
+    problems.interval = 'applies only to the frequencies daily, weekly, monthly and custom';
+  }
+  if (input.frequency === 'custom' && input.interval === undefined) {
+    problems.interval = 'is required for frequency custom (the number of days between obligations)';
+  }
+  if (endDate !== null) {
+    if (input.frequency === 'one_time' || input.frequency === 'installment_sequence') {
+      problems.end_date = `does not apply to frequency ${input.frequency}`;
+    } else if (endDate < startDate) {
+      problems.end_date = 'must not be before start_date';
+    }
+  }
+  if (input.target_type !== 'generic_collection' && !input.target_id) {
+    problems.target_id = `is required for target_type ${input.target_type}: the plan (trk_) the member pays into`;
+  }
+  if (input.frequency === 'installment_sequence' && !input.target_id) {
+    problems.target_id = 'is required for frequency installment_sequence: the plan whose balance is spread';
+  }
+  if (Object.keys(problems).length > 0) throw fieldError(problems);
+}
+
+/** The target plan, locked; refused when it is missing, archived or already paid off. */
+async function lockPlan(ctx: AppContext, trx: Trx, tenant: TenantRef, id: string, action: string) {
+  const track = await tracks.findByIdForUpdate(trx, ctx.dialect, tenant, id);
+  if (!track) throw notFound('track', id, 'target_id');
+  if (track.status !== 'active') throw invalidState('track', track.status, action);
+  return track;
+}
+
+/** An instalment sequence's amounts: the plan's balance in `fixed_amount` parts, the last taking the rest. */
+function instalmentsOf(track: TracksTable, fixed: number): number[] {
+  const count = track.installments ?? Math.ceil(track.balance / fixed);
+  if (count > MAX_GENERATED) {
+    throw fieldError({
+      fixed_amount: `would make ${count} instalments of the plan's balance of ${track.balance}; at most ${MAX_GENERATED}`,
+    });
+  }
+  const amounts = installmentAmounts(track.balance, fixed, track.installments ?? undefined);
+  if (!amounts) {
+    throw fieldError({
+      fixed_amount: `cannot make the plan's balance of ${track.balance} in ${count} instalments: ${count - 1} of ${fixed} leave nothing for the last`,
+    });
+  }
+  return amounts;
+}
+
+/** A schedule whose dates would need more obligations than one generation makes is refused. */
+function checkSize(schedule: SchedulesTable, today: string, count?: number): void {
+  const range = sequenceRange(schedule, 0, today, count === undefined ? {} : { count });
+  if (range.to - range.from <= MAX_GENERATED) return;
+  throw fieldError(
+    schedule.end_date === null
+      ? {
+          start_date: `is so far back that it would make ${range.to} obligations at once; at most ${MAX_GENERATED}`,
+        }
+      : { end_date: `would make ${range.to} obligations; at most ${MAX_GENERATED}` },
+  );
+}
+
+async function scheduleOut(trx: DbOrTrx, tenant: TenantRef, id: string): Promise<Schedule> {
+  const row = await repo.findById(trx, tenant, id);
+  if (!row) throw notFound('schedule', id);
+  return toApi(row);
+}
+
+export async function createSchedule(
+  ctx: AppContext,
+  auth: AuthContext,
+  input: ScheduleCreate,
+): Promise<Schedule> {
+  const startDate = toInstant(input.start_date, 'start_date');
+  const endDate = input.end_date ? toInstant(input.end_date, 'end_date') : null;
+  checkRule(input, startDate, endDate);
+  if (input.currency !== undefined && !isCurrency(input.currency)) {
+    throw fieldError({ currency: 'must be an ISO 4217 currency code such as NGN or USD' });
+  }
+  return inTransaction(ctx, async (trx) => {
+    const track = input.target_id ? await lockPlan(ctx, trx, auth, input.target_id, 'create_schedule') : null;
+    if (track && input.currency !== undefined && input.currency !== track.currency) {
+      throw fieldError({ currency: `must be the plan's currency, ${track.currency}` });
+    }
+    const at = auth.clock.now();
+    const now = at.toISOString();
+    const status = input.status ?? 'active';
+    const row: SchedulesTable = {
+      id: newId('schedule', at),
+      workspace_id: auth.workspaceId,
+      mode: auth.mode,
+      target_type: input.target_type,
+      target_id: input.target_id ?? null,
+      track_id: track?.id ?? null,
+      frequency: input.frequency,
+      interval: REPEATING.includes(input.frequency) ? (input.interval ?? 1) : null,
+      collection_method: input.collection_method ?? 'manual',
+      fixed_amount: input.fixed_amount,
+      currency: track?.currency ?? input.currency ?? auth.workspace.defaultCurrency,
+      timezone: auth.workspace.timezone,
+      start_date: startDate,
+      end_date: endDate,
+      status,
+      next_sequence: 0,
+      top_up_at: null,
+      metadata: stringifyMetadata(input.metadata),
+      created_at: now,
+      updated_at: now,
+    };
+    const amounts =
+      row.frequency === 'installment_sequence' && track ? instalmentsOf(track, row.fixed_amount) : undefined;
+    checkSize(row, localDate(at, row.timezone), amounts?.length);
+    await repo.insert(trx, row);
+    if (status === 'active') await generateObligations(trx, auth, row, track, amounts ? { amounts } : {});
+    const schedule = await scheduleOut(trx, auth, row.id);
+    await recordEvent(trx, auth, 'schedule.created', schedule);
+    return schedule;
+  });
+}
+
+export async function getSchedule(ctx: AppContext, tenant: TenantRef, id: string): Promise<Schedule> {
+  return scheduleOut(ctx.db, tenant, id);
+}
+
+export async function listSchedules(
+  ctx: AppContext,
+  tenant: TenantRef,
+  query: ScheduleListQuery,
+): Promise<Page<Schedule>> {
+  return paginate(
+    query,
+    'schedule',
+    (limit, afterId) => repo.list(ctx.db, tenant, { ...query, limit }, afterId),
+    toApi,
+  );
+}
+
+export async function listObligations(
+  ctx: AppContext,
+  tenant: TenantRef,
+  scheduleId: string,
+  query: ObligationListQuery,
+): Promise<Page<Obligation>> {
+  if (!(await repo.findRow(ctx.db, tenant, scheduleId))) throw notFound('schedule', scheduleId);
+  const page = await paginate(
+    query,
+    'obligation',
+    (limit, afterId) => obligations.list(ctx.db, tenant, scheduleId, { ...query, limit }, afterId),
+    (row) => row,
+  );
+  const allocations = await obligations.allocationsOfObligations(
+    ctx.db,
+    page.items.map((o) => o.id),
+  );
+  return {
+    ...page,
+    items: page.items.map((o) =>
+      obligationToApi(
+        o,
+        allocations.filter((a) => a.obligation_id === o.id),
+      ),
+    ),
+  };
+}
+
+/** A dry run's answer, carried out of its transaction so that everything it wrote is rolled back. */
+class DryRun extends Error {
+  constructor(readonly result: ScheduleActionResult) {
+    super('dry run');
+  }
+}
+
+const change = (o: ObligationsTable, previousAmount: number | null = null) => ({
+  id: o.id,
+  due_date: o.due_date,
+  amount: o.amount,
+  previous_amount: previousAmount,
+  status: o.status,
+});
+
+/** What the open obligations of a schedule owe. */
+async function owedBySchedule(trx: Trx, scheduleId: string): Promise<number> {
+  return (await obligations.openOfSchedule(trx, scheduleId)).reduce(
+    (sum, o) => sum + o.amount - o.amount_paid,
+    0,
+  );
+}
+
+/**
+ * `sync_payment_plan`: the plan's balance, less what its other schedules' open obligations owe, is spread
+ * evenly (exact to the minor unit, the earlier ones taking the extra units) over this schedule's open
+ * obligations; an obligation left owing nothing is cancelled (or paid, when partly paid). With none open and a
+ * balance left, one obligation is added on the schedule's next date (today at the earliest).
+ */
+async function syncWithPlan(
+  trx: Trx,
+  tenant: Tenant,
+  schedule: SchedulesTable,
+  track: TracksTable,
+): Promise<Omit<ScheduleChanges, 'dry_run' | 'owed_after'>> {
+  const now = tenant.clock.now();
+  const target = Math.max(0, track.balance - (await obligations.owedOnTrack(trx, track.id, schedule.id)));
+  const open = await obligations.openOfSchedule(trx, schedule.id);
+  const result: Omit<ScheduleChanges, 'dry_run' | 'owed_after'> = { created: [], updated: [], cancelled: [] };
+  if (open.length === 0) {
+    if (target === 0) return result;
+    const today = localDate(now, schedule.timezone);
+    const last = await obligations.lastOfSchedule(trx, schedule.id);
+    const recurrence = recurrenceOf(schedule);
+    let n = schedule.next_sequence;
+    let due = recurrence ? occurrence(recurrence, n) : today;
+    if (last && due <= last.due_date) due = addDays(last.due_date, 1);
+    if (due < today) due = today;
+    if (!recurrence && n === 0) n = 1;
+    const [created] = await obligations.insertMany(trx, [obligationRow(schedule, n, due, target, now)]);
+    if (created) {
+      await recordCreated(trx, tenant, [created], track);
+      await repo.updateIn(trx, tenant, schedule.id, [schedule.status], { next_sequence: n + 1 });
+      result.created.push(change(created));
+    }
+    return result;
+  }
+  const shares = splitEvenly(target, open.length);
+  const at = now.toISOString();
+  for (const [i, o] of open.entries()) {
+    const share = shares[i] ?? 0;
+    const amount = o.amount_paid + share;
+    if (share === o.amount - o.amount_paid) continue;
+    if (amount === 0) {
+      const cancelled = await obligations.cancel(trx, o.id, at);
+      if (cancelled) result.cancelled.push(change(cancelled, o.amount));
+      continue;
+    }
+    const status = share === 0 ? 'paid' : o.status;
+    const updated = await obligations.setAmount(trx, o.id, amount, status, at);
+    if (updated) result.updated.push(change(updated, o.amount));
+  }
+  return result;
+}
+
+/** Runs one action in the caller's transaction; returns the changes of the two that make obligations. */
+async function runAction(
+  trx: Trx,
+  tenant: Tenant,
+  schedule: SchedulesTable,
+  track: TracksTable | null,
+  action: ScheduleAction,
+): Promise<Omit<ScheduleChanges, 'dry_run' | 'owed_after'> | null> {
+  const now = tenant.clock.now().toISOString();
+  const move = async (to: ScheduleStatus) => {
+    const moved = await repo.updateIn(trx, tenant, schedule.id, [schedule.status], {
+      status: to,
+      updated_at: now,
+      ...(to === 'cancelled' ? { top_up_at: null } : {}),
+    });
+    if (!moved) throw invalidState('schedule', schedule.status, action);
+    return moved;
+  };
+  switch (action) {
+    case 'activate': {
+      const moved = await move('active');
+      const amounts =
+        moved.frequency === 'installment_sequence' && track
+          ? instalmentsOf(track, moved.fixed_amount)
+          : undefined;
+      await generateObligations(trx, tenant, moved, track, amounts ? { amounts } : {});
+      return null;
+    }
+    case 'pause':
+      await move('paused');
+      return null;
+    case 'resume':
+      await generateObligations(trx, tenant, await move('active'), track, { skipPast: true });
+      return null;
+    case 'cancel':
+      await move('cancelled');
+      await obligations.cancelOpenOfSchedule(trx, schedule.id, now);
+      return null;
+    case 'generate_obligations': {
+      const { created } = await generateObligations(trx, tenant, schedule, track);
+      return { created: created.map((o) => change(o)), updated: [], cancelled: [] };
+    }
+    case 'sync_payment_plan': {
+      if (!track) throw fieldError({ action: 'sync_payment_plan needs a schedule whose target is a plan' });
+      const synced = await syncWithPlan(trx, tenant, schedule, track);
+      if (schedule.status === 'completed' && synced.created.length > 0) {
+        // A plan whose amount went up after its schedule was done: the schedule collects again.
+        await move('active');
+        await recordEvent(trx, tenant, 'schedule.updated', await scheduleOut(trx, tenant, schedule.id), {
+          status: 'completed',
+        });
+      }
+      await completeIfDone(trx, tenant, schedule.id);
+      return synced;
+    }
+  }
+}
+
+const EVENT_OF: Partial<Record<ScheduleAction, 'schedule.updated' | 'schedule.cancelled'>> = {
+  activate: 'schedule.updated',
+  pause: 'schedule.updated',
+  resume: 'schedule.updated',
+  cancel: 'schedule.cancelled',
+};
+
+/**
+ * `PATCH /collection-schedules/{id}`: one action, conditional on the state it leaves. The plan (when there is
+ * one) and then the schedule are locked first, so actions, payments and the worker's top-ups queue. A dry run
+ * runs the action and rolls it back, so its answer is exactly what the action would do.
+ */
+export async function actOnSchedule(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+  input: ScheduleActionRequest,
+): Promise<ScheduleActionResult> {
+  const { action } = input;
+  const dryRun = input.dry_run === true;
+  if (input.dry_run !== undefined && action !== 'generate_obligations' && action !== 'sync_payment_plan') {
+    throw fieldError({ dry_run: 'applies only to the actions generate_obligations and sync_payment_plan' });
+  }
+  const work = async (trx: Trx): Promise<ScheduleActionResult> => {
+    const found = await repo.findRow(trx, tenant, id);
+    if (!found) throw notFound('schedule', id);
+    const track = found.track_id
+      ? ((await tracks.findByIdForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
+      : null;
+    const schedule = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
+    if (!schedule) throw notFound('schedule', id);
+    if (!ACTION_FROM[action].includes(schedule.status))
+      throw invalidState('schedule', schedule.status, action);
+    const changes = await runAction(trx, tenant, schedule, track, action);
+    const out = await scheduleOut(trx, tenant, id);
+    const event = EVENT_OF[action];
+    if (event) {
+      await recordEvent(
+        trx,
+        tenant,
+        event,
+        out,
+        event === 'schedule.updated' ? { status: schedule.status } : null,
+      );
+    }
+    if (!changes) return out;
+    const result = {
+      ...out,
+      changes: { dry_run: dryRun, ...changes, owed_after: await owedBySchedule(trx, id) },
+    };
+    if (dryRun) throw new DryRun(result);
+    return result;
+  };
+  if (!dryRun) return inTransaction(ctx, work);
+  try {
+    await withoutCommitHook(() => inTransaction(ctx, work));
+  } catch (error) {
+    if (!(error instanceof DryRun)) throw error;
+    const { changes } = error.result;
+    if (!changes) return error.result;
+    const before = await scheduleOut(ctx.db, tenant, id);
+    return {
+      ...before,
+      changes: { ...changes, created: changes.created.map((o) => ({ ...o, id: null })) },
+    };
+  }
+  throw new Error('a dry run ended without its answer');
+}

@@ -1,0 +1,76 @@
+import { sweepTenant } from '../../clock/tenant-clocks.js';
+import { inTenantGroup } from '../../db/scoping.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { recordEvent } from '../../events/outbox.js';
+import type { SweepDefinition } from '../../jobs/sweeps.js';
+import * as tracks from '../tracks/tracks.repository.js';
+import * as obligations from './obligations.repository.js';
+import { generateObligations } from './schedules.generation.js';
+import { obligationToEvent } from './schedules.mapper.js';
+import * as repo from './schedules.repository.js';
+
+const BATCH = 200;
+
+/** Open obligations whose due date has passed in the schedule's zone become overdue, with their event. */
+export const overdueSweep: SweepDefinition = {
+  name: 'obligations.overdue',
+  everyMs: 60_000,
+  async run(ctx, scope) {
+    const now = scope.now.toISOString();
+    let handled = 0;
+    for (;;) {
+      const due = await obligations.fallingOverdue(ctx.db, scope, now, BATCH);
+      if (due.length === 0) break;
+      handled += await inTransaction(ctx, async (trx) => {
+        const marked = await obligations.markOverdue(
+          trx,
+          due.map((o) => o.id),
+          now,
+        );
+        for (const o of marked) {
+          const tenant = sweepTenant(ctx.clock, scope, o.workspace_id);
+          await recordEvent(trx, tenant, 'obligation.overdue', obligationToEvent(o));
+        }
+        return marked.length;
+      });
+      if (due.length < BATCH) break;
+    }
+    return handled;
+  },
+};
+
+/** Active open-ended schedules are kept 12 obligations ahead of today, in their zone. */
+export const topUpSweep: SweepDefinition = {
+  name: 'schedules.top_up',
+  everyMs: 60_000,
+  async run(ctx, scope) {
+    const now = scope.now.toISOString();
+    let handled = 0;
+    for (;;) {
+      const due = await ctx.db
+        .selectFrom('schedules')
+        .select(['id', 'workspace_id', 'track_id'])
+        .where(inTenantGroup(scope))
+        .where('status', '=', 'active')
+        .where('top_up_at', '<=', now)
+        .orderBy('top_up_at')
+        .limit(BATCH)
+        .execute();
+      for (const found of due) {
+        const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
+        handled += await inTransaction(ctx, async (trx) => {
+          const track = found.track_id
+            ? ((await tracks.findByIdForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
+            : null;
+          const schedule = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, found.id);
+          if (schedule?.status !== 'active' || schedule.top_up_at === null || schedule.top_up_at > now)
+            return 0;
+          const { created } = await generateObligations(trx, tenant, schedule, track);
+          return created.length;
+        });
+      }
+      if (due.length < BATCH) break;
+    }
+    return handled;
+  },
+};

@@ -1,0 +1,105 @@
+import type { Mode } from '../../lib/tenant.js';
+
+export const TARGET_TYPES = [
+  'payment_plan',
+  'contribution_member',
+  'member_savings_member',
+  'generic_collection',
+] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
+
+export const FREQUENCIES = [
+  'one_time',
+  'daily',
+  'weekly',
+  'monthly',
+  'flexible',
+  'custom',
+  'installment_sequence',
+] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
+
+export const COLLECTION_METHODS = [
+  'manual',
+  'reminder_only',
+  'gatewayA_checkout',
+  'gatewayB_virtual_account',
+  'auto_debit',
+  'mixed',
+] as const;
+export type CollectionMethod = (typeof COLLECTION_METHODS)[number];
+
+export const SCHEDULE_STATUSES = ['draft', 'active', 'paused', 'cancelled', 'completed'] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+
+export interface SchedulesTable {
+  id: string;
+  workspace_id: string;
+  mode: Mode;
+  target_type: TargetType;
+  target_id: string | null;
+  /** The plan whose payments pay the obligations: the target when it names one. */
+  track_id: string | null;
+  frequency: Frequency;
+  /** Units between obligations (daily, weekly, monthly, custom); null for the others. */
+  interval: number | null;
+  collection_method: CollectionMethod;
+  fixed_amount: number;
+  currency: string;
+  /** The workspace's zone when the schedule was made: its due dates are calendar dates there. */
+  timezone: string;
+  start_date: string;
+  end_date: string | null;
+  status: ScheduleStatus;
+  /** Sequence number the next generated obligation takes (its date is the rule's occurrence of that number). */
+  next_sequence: number;
+  /** When the 12-ahead window of an open-ended schedule next needs another obligation; null when it never will. */
+  top_up_at: string | null;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const OBLIGATION_STATUSES = ['pending', 'partially_paid', 'paid', 'overdue', 'cancelled'] as const;
+export type ObligationStatus = (typeof OBLIGATION_STATUSES)[number];
+/** Obligations a payment can still pay. The order is the one the partial index is written with. */
+export const OPEN_OBLIGATION: readonly ObligationStatus[] = ['pending', 'partially_paid', 'overdue'];
+
+export interface ObligationsTable {
+  id: string;
+  workspace_id: string;
+  mode: Mode;
+  schedule_id: string;
+  track_id: string | null;
+  sequence: number;
+  /** `YYYY-MM-DD` in the schedule's zone. */
+  due_date: string;
+  amount: number;
+  amount_paid: number;
+  currency: string;
+  status: ObligationStatus;
+  /** The start of the day after the due date in the schedule's zone: from then on an unpaid obligation is overdue. */
+  overdue_at: string;
+  paid_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The part of a payment that paid an obligation; undone (never deleted) when the payment is reversed. */
+export interface AllocationsTable {
+  payment_id: string;
+  obligation_id: string;
+  workspace_id: string;
+  mode: Mode;
+  amount: number;
+  created_at: string;
+  reversed_at: string | null;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    schedules: SchedulesTable;
+    obligations: ObligationsTable;
+    allocations: AllocationsTable;
+  }
+}
