@@ -60,7 +60,7 @@ const load: LoadOptions = { connections: CONNECTIONS, seconds };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 // Build, then per database: start, setup, three runs of `seconds` (+1 s warm-up each), checks, stop.
-const limitSeconds = 240 + kinds.length * (5 * (seconds + 1) + 180);
+const limitSeconds = 240 + kinds.length * (7 * (seconds + 1) + 240);
 setTimeout(() => {
   log(`time limit of ${limitSeconds} s reached; stopping`);
   killChildren();
@@ -158,8 +158,14 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       load,
     );
     const check = await verifyBalance(server.baseUrl, key, database.env, tracks);
-    const allocation = await allocationStep(server.baseUrl, key, post, database.env, PLANS, load, (line) =>
-      log(`${kind}: ${line}`),
+    const allocation = await allocationStep(
+      server.baseUrl,
+      key,
+      post,
+      database.env,
+      2 * PLANS,
+      load,
+      (line) => log(`${kind}: ${line}`),
     );
 
     const shutdownCode = await server.stop();

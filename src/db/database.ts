@@ -5,7 +5,9 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { toSafeInteger } from '../lib/money.js';
 import { type DialectName, ImmediateSqliteDialect } from './dialect.js';
+import { PreparingClient } from './prepared-statements.js';
 import type { Database, Db } from './schema.js';
+import { withStatementCache } from './statement-cache.js';
 
 export interface DatabaseHandle {
   db: Db;
@@ -44,6 +46,7 @@ export function sqlitePath(dataDir: string): string {
 export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   if (options.databaseUrl) {
     const pool = new pg.Pool({
+      Client: PreparingClient,
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 16,
       types: pgTypes,
@@ -59,6 +62,8 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

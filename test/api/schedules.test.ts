@@ -959,3 +959,88 @@ describe('lists and scopes', () => {
     );
   });
 });
+
+describe('plan changes reach its schedules', () => {
+  test('archiving a plan cancels its schedules and their open obligations', async () => {
+    const { api } = await newWorkspace(t);
+    const plan = await newTrack(api, { amount: 100_000 });
+    const schedule = await createSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'weekly',
+      fixed_amount: 5_000,
+      start_date: NOW,
+    });
+    await newPayment(api, plan.id, { amount: 5_000 });
+    assert.equal((await api.delete(`/tracks/${plan.id}`)).status, 200);
+    const after = (await api.get(`/collection-schedules/${schedule.id}`)).body.data;
+    assert.equal(after.status, 'cancelled');
+    const items = await obligationsOf(api, schedule.id);
+    assert.equal(items[0]?.status, 'paid');
+    assert.ok(items.slice(1).every((o) => o.status === 'cancelled'));
+    const types = (await api.get('/events?type=schedule.cancelled')).body.data.items;
+    assert.equal(types.length, 1);
+    assert.deepEqual(types[0].data.previous_attributes, { status: 'active' });
+    // Nothing is topped up or turns overdue afterwards.
+    await api.post('/account/test-clock/advance', { days: 60 });
+    assert.deepEqual(await obligationsOf(api, schedule.id), items);
+  });
+
+  test('an amount lowered to what was paid completes the plan and its schedules', async () => {
+    const { api } = await newWorkspace(t);
+    const plan = await newTrack(api, { amount: 100_000 });
+    const schedule = await createSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'monthly',
+      fixed_amount: 20_000,
+      start_date: NOW,
+    });
+    await newPayment(api, plan.id, { amount: 30_000 });
+    const res = await api.patch(`/tracks/${plan.id}`, { amount: 30_000 });
+    assert.equal(res.body.data.status, 'completed');
+    assert.equal((await api.get(`/collection-schedules/${schedule.id}`)).body.data.status, 'completed');
+    const open = (await obligationsOf(api, schedule.id)).filter((o) =>
+      ['pending', 'partially_paid', 'overdue'].includes(o.status),
+    );
+    assert.equal(open.length, 0);
+  });
+
+  test('sync leaves a partly paid obligation that owes nothing more paid, with its event and ledger entry', async () => {
+    const { api } = await newWorkspace(t);
+    const plan = await newTrack(api, { amount: 120_000 });
+    const oneTime = (fixed: number, day: string) =>
+      createSchedule(api, {
+        target_type: 'payment_plan',
+        target_id: plan.id,
+        frequency: 'one_time',
+        fixed_amount: fixed,
+        start_date: `${day}T09:00:00Z`,
+      });
+    await oneTime(10_000, '2028-01-19');
+    const b = await oneTime(10_000, '2028-01-25');
+    await oneTime(100_000, '2028-03-01');
+    await newPayment(api, plan.id, { amount: 15_000 });
+    assert.equal((await obligationsOf(api, b.id))[0]?.amount_paid, 5_000);
+    // The balance is now exactly what the March obligation owes: b should owe nothing more.
+    await api.patch(`/tracks/${plan.id}`, { amount: 115_000 });
+    const synced = await act(api, b.id, { action: 'sync_payment_plan' });
+    assert.equal(synced.status, 200, JSON.stringify(synced.body));
+    assert.deepEqual(synced.body.data.changes.updated, [
+      {
+        id: (await obligationsOf(api, b.id))[0]?.id,
+        due_date: '2028-01-25',
+        amount: 5_000,
+        previous_amount: 10_000,
+        status: 'paid',
+      },
+    ]);
+    assert.equal(synced.body.data.changes.owed_after, 0);
+    assert.equal(synced.body.data.status, 'completed');
+    const paid = (await api.get('/events?type=obligation.paid')).body.data.items;
+    assert.equal(paid[0].data.object.schedule_id, b.id);
+    const ledger = (await api.get(`/tracks/${plan.id}/ledger?type=obligation.paid`)).body.data.items;
+    assert.equal(ledger.length, 2);
+    assert.equal(ledger[0].amount, 0);
+  });
+});

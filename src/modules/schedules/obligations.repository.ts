@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { type DialectName, forUpdateSkipLocked } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -66,16 +67,43 @@ export function openOfSchedule(db: DbOrTrx, scheduleId: string) {
     .execute();
 }
 
-/** Open obligations of a plan across its schedules, oldest due date first: the order payments pay them in. */
+/**
+ * Open obligations of a plan across its schedules, oldest due date first: the order payments pay them in. A
+ * plain index scan on purpose: it runs in every payment, and joins or window functions here cost PostgreSQL
+ * several times the planning.
+ */
 export function openOfTrack(db: DbOrTrx, trackId: string) {
   return db
     .selectFrom('obligations')
-    .select(['id', 'schedule_id', 'amount', 'amount_paid', 'status', 'overdue_at'])
+    .select(['id', 'amount', 'amount_paid'])
     .where('track_id', '=', trackId)
     .where('status', 'in', OPEN_OBLIGATION)
     .orderBy('due_date')
     .orderBy('id')
     .execute();
+}
+
+/**
+ * Pays `part` into an open obligation. Paid in full: `paid`. Otherwise an overdue one stays overdue and any
+ * other becomes partially paid (only the overdue sweep makes it overdue, with its event).
+ */
+export function pay(db: DbOrTrx, id: string, part: number, now: string) {
+  return db
+    .updateTable('obligations')
+    .set({
+      amount_paid: sql`amount_paid + ${part}`,
+      status: sql`case when amount_paid + ${part} >= amount then 'paid' when status = 'overdue' then 'overdue' else 'partially_paid' end`,
+      paid_at: sql`case when amount_paid + ${part} >= amount then ${now} else paid_at end`,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', 'in', OPEN_OBLIGATION)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function insertAllocations(db: DbOrTrx, rows: readonly AllocationsTable[]) {
+  return db.insertInto('allocations').values(rows).execute();
 }
 
 /** What the open obligations of a plan still owe, leaving out one schedule's. */
@@ -98,25 +126,6 @@ export function lastOfSchedule(db: DbOrTrx, scheduleId: string) {
     .where('schedule_id', '=', scheduleId)
     .orderBy('due_date', 'desc')
     .limit(1)
-    .executeTakeFirst();
-}
-
-/**
- * Pays `part` into an open obligation. Paid in full: `paid`. Otherwise an overdue one stays overdue and any
- * other becomes partially paid (only the overdue sweep makes it overdue, with its event).
- */
-export function pay(db: DbOrTrx, id: string, part: number, now: string) {
-  return db
-    .updateTable('obligations')
-    .set({
-      amount_paid: sql`amount_paid + ${part}`,
-      status: sql`case when amount_paid + ${part} >= amount then 'paid' when status = 'overdue' then 'overdue' else 'partially_paid' end`,
-      paid_at: sql`case when amount_paid + ${part} >= amount then ${now} else paid_at end`,
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('status', 'in', OPEN_OBLIGATION)
-    .returningAll()
     .executeTakeFirst();
 }
 
@@ -174,27 +183,28 @@ export function cancelOpenOfSchedule(db: DbOrTrx, scheduleId: string, now: strin
     .execute();
 }
 
-export function countOpenOfSchedule(db: DbOrTrx, scheduleId: string) {
-  return db
-    .selectFrom('obligations')
-    .select(sql<number>`count(*)`.as('n'))
-    .where('schedule_id', '=', scheduleId)
-    .where('status', 'in', OPEN_OBLIGATION)
-    .executeTakeFirstOrThrow()
-    .then((row) => Number(row.n));
-}
-
-/** Up to `limit` open obligations of a tenant group whose overdue time has come. */
-export function fallingOverdue(db: DbOrTrx, group: TenantGroup, now: string, limit: number) {
-  return db
-    .selectFrom('obligations')
-    .select('id')
-    .where(inTenantGroup(group))
-    .where('status', 'in', ['pending', 'partially_paid'])
-    .where('overdue_at', '<=', now)
-    .orderBy('overdue_at')
-    .limit(limit)
-    .execute();
+/**
+ * Up to `limit` open obligations of a tenant group whose overdue time has come, locked (PostgreSQL) and
+ * skipping those another sweep holds, so two sweeps at once never wait on each other's rows.
+ */
+export function fallingOverdue(
+  db: DbOrTrx,
+  dialect: DialectName,
+  group: TenantGroup,
+  now: string,
+  limit: number,
+) {
+  return forUpdateSkipLocked(
+    dialect,
+    db
+      .selectFrom('obligations')
+      .select('id')
+      .where(inTenantGroup(group))
+      .where('status', 'in', ['pending', 'partially_paid'])
+      .where('overdue_at', '<=', now)
+      .orderBy('overdue_at')
+      .limit(limit),
+  ).execute();
 }
 
 export function markOverdue(db: DbOrTrx, ids: readonly string[], now: string) {
@@ -206,15 +216,6 @@ export function markOverdue(db: DbOrTrx, ids: readonly string[], now: string) {
     .where('overdue_at', '<=', now)
     .returningAll()
     .execute();
-}
-
-export function insertAllocations(db: DbOrTrx, rows: AllocationsTable[]) {
-  if (rows.length === 0) return Promise.resolve();
-  return db
-    .insertInto('allocations')
-    .values(rows)
-    .execute()
-    .then(() => undefined);
 }
 
 /** Marks a payment's allocations reversed; returns the ones it marked. */

@@ -5,7 +5,7 @@ import type { Tenant } from '../../lib/tenant.js';
 import { appendEntries } from '../ledger/ledger.service.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
 import * as obligations from './obligations.repository.js';
-import { isOpenEnded, topUpAt } from './schedules.generation.js';
+import { topUpAt } from './schedules.generation.js';
 import { obligationToEvent, toApi } from './schedules.mapper.js';
 import * as repo from './schedules.repository.js';
 import type { AllocationsTable, ObligationsTable, ScheduleStatus } from './schedules.table.js';
@@ -35,22 +35,16 @@ async function emitSchedule(
 
 /** A schedule with nothing left to collect is completed: every obligation paid or cancelled, none to generate. */
 export async function completeIfDone(trx: Trx, tenant: Tenant, scheduleId: string): Promise<void> {
-  const schedule = await repo.findRow(trx, tenant, scheduleId);
-  if (!schedule || (schedule.status !== 'active' && schedule.status !== 'paused')) return;
-  if (isOpenEnded(schedule) || (await obligations.countOpenOfSchedule(trx, scheduleId)) > 0) return;
-  const done = await repo.updateIn(trx, tenant, scheduleId, [schedule.status], {
-    status: 'completed',
-    top_up_at: null,
-    updated_at: tenant.clock.now().toISOString(),
-  });
+  const done = await repo.completeIfDone(trx, tenant, scheduleId, tenant.clock.now().toISOString());
   if (done) await emitSchedule(trx, tenant, 'schedule.completed', scheduleId);
 }
 
 /**
  * A plan paid off owes nothing more: the open obligations of its schedules in force are cancelled (an
- * open-ended schedule keeps some ahead) and the schedules are completed.
+ * open-ended schedule keeps some ahead) and the schedules are completed. Called by every change that can pay a
+ * plan off: a payment, and an amount lowered to what was paid.
  */
-async function settlePaidOffPlan(trx: Trx, tenant: Tenant, trackId: string): Promise<void> {
+export async function settlePaidOffPlan(trx: Trx, tenant: Tenant, trackId: string): Promise<void> {
   const now = tenant.clock.now().toISOString();
   for (const schedule of await repo.inForceOfTrack(trx, tenant, trackId)) {
     await obligations.cancelOpenOfSchedule(trx, schedule.id, now);
@@ -61,6 +55,53 @@ async function settlePaidOffPlan(trx: Trx, tenant: Tenant, trackId: string): Pro
     });
     if (done) await emitSchedule(trx, tenant, 'schedule.completed', schedule.id);
   }
+}
+
+/** An archived plan collects nothing more: its schedules not yet done are cancelled with their open obligations. */
+export async function cancelSchedulesOfPlan(trx: Trx, tenant: Tenant, trackId: string): Promise<void> {
+  const now = tenant.clock.now().toISOString();
+  const schedules = await trx
+    .selectFrom('schedules')
+    .select(['id', 'status'])
+    .where('track_id', '=', trackId)
+    .where('status', 'in', ['draft', 'active', 'paused'])
+    .execute();
+  for (const schedule of schedules) {
+    const cancelled = await repo.updateIn(trx, tenant, schedule.id, [schedule.status], {
+      status: 'cancelled',
+      top_up_at: null,
+      updated_at: now,
+    });
+    if (!cancelled) continue;
+    await obligations.cancelOpenOfSchedule(trx, schedule.id, now);
+    const row = await repo.findById(trx, tenant, schedule.id);
+    if (row) await recordEvent(trx, tenant, 'schedule.cancelled', toApi(row), { status: schedule.status });
+  }
+}
+
+/** The ledger entries (amount 0) and events of obligations just paid in full. */
+export async function recordPaid(
+  trx: Trx,
+  tenant: Tenant,
+  track: TracksTable,
+  paid: readonly ObligationsTable[],
+  refs: Record<string, string>,
+): Promise<void> {
+  if (paid.length === 0) return;
+  await appendEntries(
+    trx,
+    tenant,
+    paid.map((o) => ({
+      type: 'obligation.paid' as const,
+      trackId: track.id,
+      customerId: track.customer_id,
+      amount: 0,
+      balanceAfter: track.balance,
+      currency: o.currency,
+      refs: { obligationId: o.id, scheduleId: o.schedule_id, ...refs },
+    })),
+  );
+  for (const o of paid) await recordEvent(trx, tenant, 'obligation.paid', obligationToEvent(o));
 }
 
 /**
@@ -85,7 +126,7 @@ export async function allocatePayment(
   const paid: ObligationsTable[] = [];
   for (const [i, obligation] of open.entries()) {
     const part = parts[i] ?? 0;
-    if (part === 0) continue;
+    if (part === 0) break;
     const updated = await obligations.pay(trx, obligation.id, part, now);
     if (!updated) throw new Error(`obligation ${obligation.id} changed under its plan's lock`);
     rows.push({
@@ -99,22 +140,9 @@ export async function allocatePayment(
     });
     if (updated.status === 'paid') paid.push(updated);
   }
-  await obligations.insertAllocations(trx, rows);
+  if (rows.length > 0) await obligations.insertAllocations(trx, rows);
   if (paid.length > 0) {
-    await appendEntries(
-      trx,
-      tenant,
-      paid.map((o) => ({
-        type: 'obligation.paid' as const,
-        trackId: track.id,
-        customerId: track.customer_id,
-        amount: 0,
-        balanceAfter: track.balance,
-        currency: o.currency,
-        refs: { obligationId: o.id, scheduleId: o.schedule_id, paymentId: payment.id },
-      })),
-    );
-    for (const o of paid) await recordEvent(trx, tenant, 'obligation.paid', obligationToEvent(o));
+    await recordPaid(trx, tenant, track, paid, { paymentId: payment.id });
     for (const scheduleId of new Set(paid.map((o) => o.schedule_id))) {
       await completeIfDone(trx, tenant, scheduleId);
     }

@@ -13,7 +13,7 @@ import { appendEntries } from '../ledger/ledger.service.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
 import * as obligations from './obligations.repository.js';
 import * as repo from './schedules.repository.js';
-import type { ObligationsTable, SchedulesTable } from './schedules.table.js';
+import { type ObligationsTable, REPEATING_FREQUENCIES, type SchedulesTable } from './schedules.table.js';
 
 /** Open-ended schedules are kept this many obligations ahead of today. */
 export const AHEAD = 12;
@@ -43,7 +43,7 @@ export function recurrenceOf(rule: Rule): Recurrence | null {
 
 /** Repeats with no end date: generated 12 ahead, and topped up as days pass. */
 export function isOpenEnded(rule: Rule): boolean {
-  return rule.end_date === null && ['daily', 'weekly', 'monthly', 'custom'].includes(rule.frequency);
+  return rule.end_date === null && REPEATING_FREQUENCIES.includes(rule.frequency);
 }
 
 /** The due date of the obligation with sequence number `n`. */

@@ -4,7 +4,12 @@ import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { ScheduleListQuery } from './schedules.schemas.js';
-import { OPEN_OBLIGATION, type ScheduleStatus, type SchedulesTable } from './schedules.table.js';
+import {
+  OPEN_OBLIGATION,
+  REPEATING_FREQUENCIES,
+  type ScheduleStatus,
+  type SchedulesTable,
+} from './schedules.table.js';
 
 /** The schedule with the due date of its oldest open obligation. */
 export type ScheduleRow = SchedulesTable & { next_due_date: string | null };
@@ -81,6 +86,32 @@ export function list(
   if (query.target_type) q = q.where('schedules.target_type', '=', query.target_type);
   if (query.target_id) q = q.where('schedules.target_id', '=', query.target_id);
   return q.$call(newestFirst(afterId, query.limit)).execute() as Promise<ScheduleRow[]>;
+}
+
+/**
+ * Completes an active or paused schedule that has nothing left to collect: not open-ended (it generated all it
+ * ever will) and with no open obligation. One conditional statement, as it runs in payments.
+ */
+export function completeIfDone(db: DbOrTrx, tenant: TenantRef, id: string, now: string) {
+  return db
+    .updateTable('schedules')
+    .set({ status: 'completed', top_up_at: null, updated_at: now })
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .where('status', 'in', ['active', 'paused'])
+    .where((eb) => eb.or([eb('end_date', 'is not', null), eb('frequency', 'not in', REPEATING_FREQUENCIES)]))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('obligations')
+            .select('obligations.id')
+            .whereRef('obligations.schedule_id', '=', 'schedules.id')
+            .where('obligations.status', 'in', OPEN_OBLIGATION),
+        ),
+      ),
+    )
+    .returning('id')
+    .executeTakeFirst();
 }
 
 /** The plan's schedules that are in force (active or paused). */

@@ -14,7 +14,7 @@ import type { AuthContext } from '../api-keys/api-keys.service.js';
 import * as tracks from '../tracks/tracks.repository.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
 import * as obligations from './obligations.repository.js';
-import { completeIfDone } from './schedules.allocation.js';
+import { completeIfDone, recordPaid } from './schedules.allocation.js';
 import {
   generateObligations,
   MAX_GENERATED,
@@ -36,9 +36,12 @@ import type {
   ScheduleCreate,
   ScheduleListQuery,
 } from './schedules.schemas.js';
-import type { ObligationsTable, ScheduleStatus, SchedulesTable } from './schedules.table.js';
-
-const REPEATING = ['daily', 'weekly', 'monthly', 'custom'];
+import {
+  type ObligationsTable,
+  REPEATING_FREQUENCIES,
+  type ScheduleStatus,
+  type SchedulesTable,
+} from './schedules.table.js';
 
 /** The states each action starts from. */
 const ACTION_FROM: Record<ScheduleAction, readonly ScheduleStatus[]> = {
@@ -53,7 +56,7 @@ const ACTION_FROM: Record<ScheduleAction, readonly ScheduleStatus[]> = {
 /** Checks the fields that depend on each other; the schema has checked each one alone. */
 function checkRule(input: ScheduleCreate, startDate: string, endDate: string | null): void {
   const problems: Record<string, string> = {};
-  if (input.interval !== undefined && !REPEATING.includes(input.frequency)) {
+  if (input.interval !== undefined && !REPEATING_FREQUENCIES.includes(input.frequency)) {
     problems.interval = 'applies only to the frequencies daily, weekly, monthly and custom';
   }
   if (input.frequency === 'custom' && input.interval === undefined) {
@@ -146,7 +149,7 @@ export async function createSchedule(
       target_id: input.target_id ?? null,
       track_id: track?.id ?? null,
       frequency: input.frequency,
-      interval: REPEATING.includes(input.frequency) ? (input.interval ?? 1) : null,
+      interval: REPEATING_FREQUENCIES.includes(input.frequency) ? (input.interval ?? 1) : null,
       collection_method: input.collection_method ?? 'manual',
       fixed_amount: input.fixed_amount,
       currency: track?.currency ?? input.currency ?? auth.workspace.defaultCurrency,
@@ -286,7 +289,9 @@ async function syncWithPlan(
     }
     const status = share === 0 ? 'paid' : o.status;
     const updated = await obligations.setAmount(trx, o.id, amount, status, at);
-    if (updated) result.updated.push(change(updated, o.amount));
+    if (!updated) continue;
+    result.updated.push(change(updated, o.amount));
+    if (status === 'paid') await recordPaid(trx, tenant, track, [updated], { sync: 'sync_payment_plan' });
   }
   return result;
 }

@@ -19,9 +19,9 @@ export const overdueSweep: SweepDefinition = {
     const now = scope.now.toISOString();
     let handled = 0;
     for (;;) {
-      const due = await obligations.fallingOverdue(ctx.db, scope, now, BATCH);
-      if (due.length === 0) break;
-      handled += await inTransaction(ctx, async (trx) => {
+      const found = await inTransaction(ctx, async (trx) => {
+        const due = await obligations.fallingOverdue(trx, ctx.dialect, scope, now, BATCH);
+        if (due.length === 0) return 0;
         const marked = await obligations.markOverdue(
           trx,
           due.map((o) => o.id),
@@ -31,9 +31,10 @@ export const overdueSweep: SweepDefinition = {
           const tenant = sweepTenant(ctx.clock, scope, o.workspace_id);
           await recordEvent(trx, tenant, 'obligation.overdue', obligationToEvent(o));
         }
-        return marked.length;
+        handled += marked.length;
+        return due.length;
       });
-      if (due.length < BATCH) break;
+      if (found < BATCH) break;
     }
     return handled;
   },

@@ -18,6 +18,8 @@ export const FREQUENCIES = [
   'installment_sequence',
 ] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
+/** Frequencies that repeat every `interval` units; without an end date they never run out. */
+export const REPEATING_FREQUENCIES: readonly Frequency[] = ['daily', 'weekly', 'monthly', 'custom'];
 
 export const COLLECTION_METHODS = [
   'manual',

@@ -12,6 +12,7 @@ import type { AuthContext } from '../api-keys/api-keys.service.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import type { LedgerListQuery } from '../ledger/ledger.schemas.js';
 import { appendEntry, listLedger } from '../ledger/ledger.service.js';
+import { cancelSchedulesOfPlan, settlePaidOffPlan } from '../schedules/schedules.allocation.js';
 import { applyBalanceChange } from './tracks.balance.js';
 import { toApi } from './tracks.mapper.js';
 import * as repo from './tracks.repository.js';
@@ -142,6 +143,7 @@ export async function updateTrack(
       alsoChanged,
     });
     if (!outcome.ok) throw new Error(`plan ${id} changed under its own row lock`);
+    if (outcome.track.status === 'completed') await settlePaidOffPlan(trx, tenant, id);
     return toApi(outcome.track);
   });
 }
@@ -156,6 +158,7 @@ export async function archiveTrack(ctx: AppContext, tenant: Tenant, id: string):
     });
     if (!row) return refusal(trx, tenant, id, 'archive');
     const track = toApi(row);
+    await cancelSchedulesOfPlan(trx, tenant, id);
     await recordEvent(trx, tenant, 'track.archived', track);
     return track;
   });
