@@ -16,29 +16,41 @@ type Query = pg.Client['query'];
 /**
  * A connection that prepares each parameterised statement once, under a name made from its text, and then only
  * binds and executes it: PostgreSQL skips parsing and (once it settles on a generic plan) planning. Measured on
- * the payment path, it took PostgreSQL's CPU per payment from 858 to 560 µs. A connection whose prepared plan
- * no longer fits the schema (a migration changed a table under a running server) fails that one statement
- * and runs unnamed from then on.
+ * the payment path, it took PostgreSQL's CPU per payment from 858 to 560 µs. When a prepared plan no longer
+ * fits the schema (a migration changed a table under a running server), the connection runs unnamed from then
+ * on; a statement outside a transaction runs again at once, so only a transaction under way then fails (once
+ * per connection).
  */
 export class PreparingClient extends pg.Client {
   readonly #prepared = new Set<string>();
   #preparing = true;
+  #inTransaction = false;
 
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     const query = this.query.bind(this) as (...args: unknown[]) => unknown;
     this.query = ((...args: unknown[]) => {
       const [text, values] = args;
+      if (typeof text === 'string') this.#follow(text);
       if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0) {
         return query(...args);
       }
       const name = this.#nameFor(text);
       if (name === null) return query(text, values);
       return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
-        if ((error as { code?: unknown }).code === CACHED_PLAN_CHANGED) this.#preparing = false;
-        throw error;
+        if ((error as { code?: unknown }).code !== CACHED_PLAN_CHANGED) throw error;
+        this.#preparing = false;
+        // Alone, the statement simply runs again unnamed; in a transaction, the transaction is lost.
+        if (this.#inTransaction) throw error;
+        return query(text, values);
       });
     }) as Query;
+  }
+
+  /** Whether a transaction is open, from the statements that open and end one. */
+  #follow(text: string): void {
+    if (/^\s*(begin|start\s+transaction)\b/i.test(text)) this.#inTransaction = true;
+    else if (/^\s*(commit|end|abort)\b|^\s*rollback\b(?!\s+to\b)/i.test(text)) this.#inTransaction = false;
   }
 
   #nameFor(text: string): string | null {
