@@ -717,8 +717,8 @@ describe('allocation', () => {
     );
     assert.equal(second.unallocatedAmount, 17_000);
     assert.deepEqual((await api.get(`/payments/${second.id}`)).body.data, second);
-    assert.equal((await api.get('/collection-schedules/' + monthly.id)).body.data.status, 'completed');
-    assert.equal((await api.get('/collection-schedules/' + deposit.id)).body.data.status, 'completed');
+    assert.equal((await api.get(`/collection-schedules/${monthly.id}`)).body.data.status, 'completed');
+    assert.equal((await api.get(`/collection-schedules/${deposit.id}`)).body.data.status, 'completed');
 
     const reversed = await api.post(`/payments/${first.id}/reverse`, { reason: 'bounced' });
     assert.equal(reversed.status, 200, JSON.stringify(reversed.body));
@@ -733,8 +733,8 @@ describe('allocation', () => {
     const janAfter = (await obligationsOf(api, monthly.id))[0];
     assert.equal(janAfter?.status, 'partially_paid');
     assert.equal(janAfter?.amount_paid, 3_000);
-    assert.equal((await api.get('/collection-schedules/' + monthly.id)).body.data.status, 'active');
-    assert.equal((await api.get('/collection-schedules/' + deposit.id)).body.data.status, 'active');
+    assert.equal((await api.get(`/collection-schedules/${monthly.id}`)).body.data.status, 'active');
+    assert.equal((await api.get(`/collection-schedules/${deposit.id}`)).body.data.status, 'active');
 
     const track = (await api.get(`/tracks/${plan.id}`)).body.data;
     const owedAndPaid = [

@@ -39,6 +39,16 @@ export function markReversed(db: DbOrTrx, tenant: TenantRef, id: string, at: str
     .executeTakeFirst();
 }
 
+/** The payment's allocations as they now are (a reversal marks them undone). */
+export function setAllocations(db: DbOrTrx, id: string, allocations: string) {
+  return db
+    .updateTable('payments')
+    .set({ allocations })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 export function list(
   db: DbOrTrx,
   tenant: TenantRef,

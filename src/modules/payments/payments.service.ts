@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { DbOrTrx, Trx } from '../../db/schema.js';
+import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
 import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
@@ -10,13 +10,7 @@ import { instantRange, toInstant } from '../../lib/instant.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { referenceKey } from '../../lib/text.js';
-import { allocationsOfPayments } from '../schedules/obligations.repository.js';
-import {
-  type Allocation,
-  allocatePayment,
-  allocationToApi,
-  undoAllocations,
-} from '../schedules/schedules.allocation.js';
+import { allocatePayment, undoAllocations } from '../schedules/schedules.allocation.js';
 import { applyBalanceChange } from '../tracks/tracks.balance.js';
 import { getTrackRow } from '../tracks/tracks.service.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
@@ -28,12 +22,13 @@ import type {
   PaymentReverse,
   TrackPaymentListQuery,
 } from './payments.schemas.js';
-import type { PaymentSource, PaymentsTable } from './payments.table.js';
+import type { PaymentAllocation, PaymentSource, PaymentsTable } from './payments.table.js';
 
 /** Clocks drift; a payment a few minutes "ahead" is still accepted. */
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
-export function toApi(row: PaymentsTable, allocations: readonly Allocation[]): Payment {
+export function toApi(row: PaymentsTable): Payment {
+  const allocations = JSON.parse(row.allocations) as PaymentAllocation[];
   const allocated = allocations.reduce((sum, a) => sum + (a.reversedAt === null ? a.amount : 0), 0);
   return {
     id: row.id,
@@ -50,20 +45,9 @@ export function toApi(row: PaymentsTable, allocations: readonly Allocation[]): P
     createdAt: row.created_at,
     reversedAt: row.reversed_at,
     reversalReason: row.reversal_reason,
-    allocations: [...allocations],
+    allocations,
     unallocatedAmount: row.status === 'reversed' ? 0 : row.amount - allocated,
   };
-}
-
-/** Payments with their allocations, read in one query. */
-async function withAllocations(db: DbOrTrx, rows: readonly PaymentsTable[]): Promise<Payment[]> {
-  const allocations = await allocationsOfPayments(
-    db,
-    rows.map((row) => row.id),
-  );
-  return rows.map((row) =>
-    toApi(row, allocations.filter((a) => a.payment_id === row.id).map(allocationToApi)),
-  );
 }
 
 const duplicateReference = () =>
@@ -145,9 +129,10 @@ export async function applyPayment(trx: Trx, tenant: Tenant, input: NewPayment):
     created_at: at.toISOString(),
     reversed_at: null,
     reversal_reason: null,
+    allocations: JSON.stringify(await allocatePayment(trx, tenant, track, { id, amount: input.amount })),
   };
   await repo.insert(trx, row);
-  const payment = toApi(row, await allocatePayment(trx, tenant, track, { id, amount: input.amount }));
+  const payment = toApi(row);
   await recordEvent(trx, tenant, 'payment.recorded', { ...payment, balanceAfter: track.balance });
   return { ok: true, payment, track };
 }
@@ -211,7 +196,13 @@ export async function reversePayment(
       entry: { type: 'payment.reversed', refs: { paymentId: reversed.id } },
     });
     if (!outcome.ok) throw new Error(`reversing payment ${id}: the plan refused (${outcome.reason})`);
-    const payment = toApi(reversed, await undoAllocations(trx, tenant, reversed.id));
+    const undone = await undoAllocations(
+      trx,
+      tenant,
+      reversed.id,
+      JSON.parse(reversed.allocations) as PaymentAllocation[],
+    );
+    const payment = toApi(await repo.setAllocations(trx, reversed.id, JSON.stringify(undone)));
     await recordEvent(trx, tenant, 'payment.reversed', { ...payment, balanceAfter: outcome.track.balance });
     return payment;
   });
@@ -220,8 +211,7 @@ export async function reversePayment(
 export async function getPayment(ctx: AppContext, tenant: TenantRef, id: string): Promise<Payment> {
   const row = await repo.findById(ctx.db, tenant, id);
   if (!row) throw notFound('payment', id);
-  const [payment] = await withAllocations(ctx.db, [row]);
-  return payment as Payment;
+  return toApi(row);
 }
 
 export async function listPayments(
@@ -230,13 +220,12 @@ export async function listPayments(
   query: PaymentListQuery,
 ): Promise<Page<Payment>> {
   const range = instantRange(query);
-  const page = await paginate(
+  return paginate(
     query,
     'payment',
     (limit, afterId) => repo.list(ctx.db, tenant, { ...query, ...range, limit }, afterId),
-    (row) => row,
+    toApi,
   );
-  return { ...page, items: await withAllocations(ctx.db, page.items) };
 }
 
 export async function listTrackPayments(

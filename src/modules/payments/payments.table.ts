@@ -25,6 +25,15 @@ export interface PaymentsTable {
   created_at: string;
   reversed_at: string | null;
   reversal_reason: string | null;
+  /** JSON array of `PaymentAllocation`: the obligations it paid, oldest due date first. */
+  allocations: string;
+}
+
+/** A part of a payment that paid an obligation, as the payment keeps it; marked (never removed) when undone. */
+export interface PaymentAllocation {
+  obligationId: string;
+  amount: number;
+  reversedAt: string | null;
 }
 
 declare module '../../db/schema.js' {

@@ -4,12 +4,18 @@ import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { ObligationListQuery } from './schedules.schemas.js';
-import {
-  type AllocationsTable,
-  type ObligationStatus,
-  type ObligationsTable,
-  OPEN_OBLIGATION,
-} from './schedules.table.js';
+import { type ObligationStatus, type ObligationsTable, OPEN_OBLIGATION } from './schedules.table.js';
+
+/**
+ * Status conditions written out, not bound: SQLite uses a partial index only for a query whose condition is the
+ * index's own, and PostgreSQL's generic plans of prepared statements likewise.
+ */
+const statusIn = (statuses: readonly ObligationStatus[]) =>
+  sql<boolean>`status in (${sql.join(statuses.map((status) => sql.lit(status)))})`;
+/** Open obligations: a payment can still pay them (partial index `obligations_track_open`). */
+const isOpen = statusIn(OPEN_OBLIGATION);
+/** Obligations that turn overdue when their time comes (partial index `obligations_falling_overdue`). */
+const isFallingDue = statusIn(['pending', 'partially_paid']);
 
 /** Inserts obligations; a due date the schedule already has is skipped. Returns the rows inserted. */
 export async function insertMany(db: DbOrTrx, rows: readonly ObligationsTable[]) {
@@ -61,7 +67,7 @@ export function openOfSchedule(db: DbOrTrx, scheduleId: string) {
     .selectFrom('obligations')
     .selectAll()
     .where('schedule_id', '=', scheduleId)
-    .where('status', 'in', OPEN_OBLIGATION)
+    .where(isOpen)
     .orderBy('due_date')
     .orderBy('id')
     .execute();
@@ -73,37 +79,38 @@ export function openOfSchedule(db: DbOrTrx, scheduleId: string) {
  * several times the planning.
  */
 export function openOfTrack(db: DbOrTrx, trackId: string) {
-  return db
-    .selectFrom('obligations')
-    .select(['id', 'amount', 'amount_paid'])
-    .where('track_id', '=', trackId)
-    .where('status', 'in', OPEN_OBLIGATION)
-    .orderBy('due_date')
-    .orderBy('id')
-    .execute();
+  return (
+    db
+      .selectFrom('obligations')
+      .select(['id', 'schedule_id', 'amount', 'amount_paid', 'allocations'])
+      .where('track_id', '=', trackId)
+      // Written out, not bound: a prepared statement's generic plan can then use the partial index of open ones.
+      .where(isOpen)
+      .orderBy('due_date')
+      .orderBy('id')
+      .execute()
+  );
 }
 
 /**
- * Pays `part` into an open obligation. Paid in full: `paid`. Otherwise an overdue one stays overdue and any
- * other becomes partially paid (only the overdue sweep makes it overdue, with its event).
+ * Pays `part` into an open obligation, with its list of allocations as it now is. Paid in full: `paid`.
+ * Otherwise an overdue one stays overdue and any other becomes partially paid (only the overdue sweep makes it
+ * overdue, with its event).
  */
-export function pay(db: DbOrTrx, id: string, part: number, now: string) {
+export function pay(db: DbOrTrx, id: string, part: number, allocations: string, now: string) {
   return db
     .updateTable('obligations')
     .set({
       amount_paid: sql`amount_paid + ${part}`,
+      allocations,
       status: sql`case when amount_paid + ${part} >= amount then 'paid' when status = 'overdue' then 'overdue' else 'partially_paid' end`,
       paid_at: sql`case when amount_paid + ${part} >= amount then ${now} else paid_at end`,
       updated_at: now,
     })
     .where('id', '=', id)
-    .where('status', 'in', OPEN_OBLIGATION)
+    .where(isOpen)
     .returningAll()
     .executeTakeFirst();
-}
-
-export function insertAllocations(db: DbOrTrx, rows: readonly AllocationsTable[]) {
-  return db.insertInto('allocations').values(rows).execute();
 }
 
 /** What the open obligations of a plan still owe, leaving out one schedule's. */
@@ -112,7 +119,7 @@ export async function owedOnTrack(db: DbOrTrx, trackId: string, exceptScheduleId
     .selectFrom('obligations')
     .select(sql<string | number | null>`sum(amount - amount_paid)`.as('owed'))
     .where('track_id', '=', trackId)
-    .where('status', 'in', OPEN_OBLIGATION)
+    .where(isOpen)
     .where('schedule_id', '<>', exceptScheduleId)
     .executeTakeFirst();
   return Number(row?.owed ?? 0);
@@ -133,11 +140,12 @@ export function lastOfSchedule(db: DbOrTrx, scheduleId: string) {
  * Takes back `part` of what an obligation was paid (a reversed payment). A cancelled one stays cancelled; any
  * other is open again: overdue when its overdue time has come, else pending or partially paid.
  */
-export function unpay(db: DbOrTrx, id: string, part: number, now: string) {
+export function unpay(db: DbOrTrx, id: string, part: number, allocations: string, now: string) {
   return db
     .updateTable('obligations')
     .set({
       amount_paid: sql`amount_paid - ${part}`,
+      allocations,
       status: sql`case when status = 'cancelled' then 'cancelled' when overdue_at <= ${now} then 'overdue' when amount_paid - ${part} > 0 then 'partially_paid' else 'pending' end`,
       paid_at: sql`case when status = 'cancelled' then paid_at else null end`,
       updated_at: now,
@@ -157,7 +165,7 @@ export function setAmount(db: DbOrTrx, id: string, amount: number, status: Oblig
       ...(status === 'paid' ? { paid_at: now } : {}),
     })
     .where('id', '=', id)
-    .where('status', 'in', OPEN_OBLIGATION)
+    .where(isOpen)
     .returningAll()
     .executeTakeFirst();
 }
@@ -167,7 +175,7 @@ export function cancel(db: DbOrTrx, id: string, now: string) {
     .updateTable('obligations')
     .set({ status: 'cancelled', updated_at: now })
     .where('id', '=', id)
-    .where('status', 'in', OPEN_OBLIGATION)
+    .where(isOpen)
     .returningAll()
     .executeTakeFirst();
 }
@@ -178,7 +186,7 @@ export function cancelOpenOfSchedule(db: DbOrTrx, scheduleId: string, now: strin
     .updateTable('obligations')
     .set({ status: 'cancelled', updated_at: now })
     .where('schedule_id', '=', scheduleId)
-    .where('status', 'in', OPEN_OBLIGATION)
+    .where(isOpen)
     .returningAll()
     .execute();
 }
@@ -200,7 +208,7 @@ export function fallingOverdue(
       .selectFrom('obligations')
       .select('id')
       .where(inTenantGroup(group))
-      .where('status', 'in', ['pending', 'partially_paid'])
+      .where(isFallingDue)
       .where('overdue_at', '<=', now)
       .orderBy('overdue_at')
       .limit(limit),
@@ -212,41 +220,8 @@ export function markOverdue(db: DbOrTrx, ids: readonly string[], now: string) {
     .updateTable('obligations')
     .set({ status: 'overdue', updated_at: now })
     .where('id', 'in', ids)
-    .where('status', 'in', ['pending', 'partially_paid'])
+    .where(isFallingDue)
     .where('overdue_at', '<=', now)
     .returningAll()
-    .execute();
-}
-
-/** Marks a payment's allocations reversed; returns the ones it marked. */
-export function reverseAllocationsOf(db: DbOrTrx, paymentId: string, now: string) {
-  return db
-    .updateTable('allocations')
-    .set({ reversed_at: now })
-    .where('payment_id', '=', paymentId)
-    .where('reversed_at', 'is', null)
-    .returningAll()
-    .execute();
-}
-
-export function allocationsOfPayments(db: DbOrTrx, paymentIds: readonly string[]) {
-  if (paymentIds.length === 0) return Promise.resolve([] as AllocationsTable[]);
-  return db
-    .selectFrom('allocations')
-    .selectAll()
-    .where('payment_id', 'in', paymentIds)
-    .orderBy('created_at')
-    .orderBy('obligation_id')
-    .execute();
-}
-
-export function allocationsOfObligations(db: DbOrTrx, obligationIds: readonly string[]) {
-  if (obligationIds.length === 0) return Promise.resolve([] as AllocationsTable[]);
-  return db
-    .selectFrom('allocations')
-    .selectAll()
-    .where('obligation_id', 'in', obligationIds)
-    .orderBy('created_at')
-    .orderBy('payment_id')
     .execute();
 }

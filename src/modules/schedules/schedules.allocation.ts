@@ -3,21 +3,16 @@ import { recordEvent } from '../../events/outbox.js';
 import { allocateOldestFirst } from '../../lib/calendar.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { appendEntries } from '../ledger/ledger.service.js';
+import type { PaymentAllocation } from '../payments/payments.table.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
 import * as obligations from './obligations.repository.js';
 import { topUpAt } from './schedules.generation.js';
 import { obligationToEvent, toApi } from './schedules.mapper.js';
 import * as repo from './schedules.repository.js';
-import type { AllocationsTable, ObligationsTable, ScheduleStatus } from './schedules.table.js';
+import type { ObligationAllocation, ObligationsTable, ScheduleStatus } from './schedules.table.js';
 
-export interface Allocation {
-  obligationId: string;
-  amount: number;
-  reversedAt: string | null;
-}
-
-export function allocationToApi(row: AllocationsTable): Allocation {
-  return { obligationId: row.obligation_id, amount: row.amount, reversedAt: row.reversed_at };
+function allocationsOf(row: Pick<ObligationsTable, 'allocations'>): ObligationAllocation[] {
+  return JSON.parse(row.allocations) as ObligationAllocation[];
 }
 
 /** Emits the schedule's event with the schedule as it now is. */
@@ -115,40 +110,40 @@ export async function allocatePayment(
   tenant: Tenant,
   track: TracksTable,
   payment: { id: string; amount: number },
-): Promise<Allocation[]> {
+): Promise<PaymentAllocation[]> {
   const open = await obligations.openOfTrack(trx, track.id);
   const parts = allocateOldestFirst(
     payment.amount,
     open.map((o) => o.amount - o.amount_paid),
   );
   const now = tenant.clock.now().toISOString();
-  const rows: AllocationsTable[] = [];
+  const made: PaymentAllocation[] = [];
   const paid: ObligationsTable[] = [];
   for (const [i, obligation] of open.entries()) {
     const part = parts[i] ?? 0;
     if (part === 0) break;
-    const updated = await obligations.pay(trx, obligation.id, part, now);
+    const kept = [
+      ...allocationsOf(obligation),
+      { payment_id: payment.id, amount: part, created_at: now, reversed_at: null },
+    ];
+    const updated = await obligations.pay(trx, obligation.id, part, JSON.stringify(kept), now);
     if (!updated) throw new Error(`obligation ${obligation.id} changed under its plan's lock`);
-    rows.push({
-      payment_id: payment.id,
-      obligation_id: obligation.id,
-      workspace_id: tenant.workspaceId,
-      mode: tenant.mode,
-      amount: part,
-      created_at: now,
-      reversed_at: null,
-    });
+    made.push({ obligationId: obligation.id, amount: part, reversedAt: null });
     if (updated.status === 'paid') paid.push(updated);
   }
-  if (rows.length > 0) await obligations.insertAllocations(trx, rows);
   if (paid.length > 0) {
     await recordPaid(trx, tenant, track, paid, { paymentId: payment.id });
+    // A schedule can only be done when this payment paid the last of its open obligations (an open-ended one
+    // always has some ahead), so only those are asked.
+    const stillOpen = new Set(
+      open.filter((o, i) => (parts[i] ?? 0) < o.amount - o.amount_paid).map((o) => o.schedule_id),
+    );
     for (const scheduleId of new Set(paid.map((o) => o.schedule_id))) {
-      await completeIfDone(trx, tenant, scheduleId);
+      if (!stillOpen.has(scheduleId)) await completeIfDone(trx, tenant, scheduleId);
     }
   }
   if (track.status === 'completed') await settlePaidOffPlan(trx, tenant, track.id);
-  return rows.map(allocationToApi);
+  return made;
 }
 
 /**
@@ -156,14 +151,24 @@ export async function allocatePayment(
  * stay visible), the obligations owe them again (overdue at once when past due) and a schedule completed by
  * them is active again.
  */
-export async function undoAllocations(trx: Trx, tenant: Tenant, paymentId: string): Promise<Allocation[]> {
+export async function undoAllocations(
+  trx: Trx,
+  tenant: Tenant,
+  paymentId: string,
+  allocations: readonly PaymentAllocation[],
+): Promise<PaymentAllocation[]> {
   const now = tenant.clock.now().toISOString();
-  const undone = await obligations.reverseAllocationsOf(trx, paymentId, now);
   const reopened = new Set<string>();
-  for (const allocation of undone) {
-    const before = await obligations.findById(trx, tenant, allocation.obligation_id);
-    const after = await obligations.unpay(trx, allocation.obligation_id, allocation.amount, now);
-    if (!before || !after) continue;
+  for (const allocation of allocations) {
+    if (allocation.reversedAt !== null) continue;
+    const before = await obligations.findById(trx, tenant, allocation.obligationId);
+    if (!before)
+      throw new Error(`payment ${paymentId} names obligation ${allocation.obligationId}, which is gone`);
+    const kept = allocationsOf(before).map((a) =>
+      a.payment_id === paymentId && a.reversed_at === null ? { ...a, reversed_at: now } : a,
+    );
+    const after = await obligations.unpay(trx, before.id, allocation.amount, JSON.stringify(kept), now);
+    if (!after) continue;
     if (after.status === 'overdue' && before.status !== 'overdue') {
       await recordEvent(trx, tenant, 'obligation.overdue', obligationToEvent(after));
     }
@@ -179,5 +184,5 @@ export async function undoAllocations(trx: Trx, tenant: Tenant, paymentId: strin
     });
     if (active) await emitSchedule(trx, tenant, 'schedule.updated', scheduleId, 'completed');
   }
-  return undone.map(allocationToApi);
+  return allocations.map((a) => (a.reversedAt === null ? { ...a, reversedAt: now } : a));
 }

@@ -110,6 +110,7 @@ export function obligationRow(
     status: 'pending',
     overdue_at: startOfDay(addDays(dueDate, 1), schedule.timezone),
     paid_at: null,
+    allocations: '[]',
     created_at: now,
     updated_at: now,
   };

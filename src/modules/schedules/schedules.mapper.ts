@@ -1,7 +1,7 @@
 import { parseMetadata } from '../../lib/json.js';
 import type { ScheduleRow } from './schedules.repository.js';
 import type { Obligation, Schedule } from './schedules.schemas.js';
-import type { AllocationsTable, ObligationsTable } from './schedules.table.js';
+import type { ObligationAllocation, ObligationsTable } from './schedules.table.js';
 
 export function toApi(row: ScheduleRow): Schedule {
   return {
@@ -41,16 +41,11 @@ export function obligationToEvent(row: ObligationsTable): Omit<Obligation, 'allo
   };
 }
 
-export function obligationToApi(row: ObligationsTable, allocations: readonly AllocationsTable[]): Obligation {
+export function obligationToApi(row: ObligationsTable): Obligation {
   const { created_at, updated_at, ...rest } = obligationToEvent(row);
   return {
     ...rest,
-    allocations: allocations.map((a) => ({
-      payment_id: a.payment_id,
-      amount: a.amount,
-      created_at: a.created_at,
-      reversed_at: a.reversed_at,
-    })),
+    allocations: JSON.parse(row.allocations) as ObligationAllocation[],
     created_at,
     updated_at,
   };

@@ -198,25 +198,12 @@ export async function listObligations(
   query: ObligationListQuery,
 ): Promise<Page<Obligation>> {
   if (!(await repo.findRow(ctx.db, tenant, scheduleId))) throw notFound('schedule', scheduleId);
-  const page = await paginate(
+  return paginate(
     query,
     'obligation',
     (limit, afterId) => obligations.list(ctx.db, tenant, scheduleId, { ...query, limit }, afterId),
-    (row) => row,
+    obligationToApi,
   );
-  const allocations = await obligations.allocationsOfObligations(
-    ctx.db,
-    page.items.map((o) => o.id),
-  );
-  return {
-    ...page,
-    items: page.items.map((o) =>
-      obligationToApi(
-        o,
-        allocations.filter((a) => a.obligation_id === o.id),
-      ),
-    ),
-  };
 }
 
 /** A dry run's answer, carried out of its transaction so that everything it wrote is rolled back. */

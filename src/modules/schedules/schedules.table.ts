@@ -83,16 +83,15 @@ export interface ObligationsTable {
   /** The start of the day after the due date in the schedule's zone: from then on an unpaid obligation is overdue. */
   overdue_at: string;
   paid_at: string | null;
+  /** JSON array of `ObligationAllocation`, oldest first. */
+  allocations: string;
   created_at: string;
   updated_at: string;
 }
 
-/** The part of a payment that paid an obligation; undone (never deleted) when the payment is reversed. */
-export interface AllocationsTable {
+/** A part of a payment that paid the obligation, as the obligation keeps it; marked (never removed) when undone. */
+export interface ObligationAllocation {
   payment_id: string;
-  obligation_id: string;
-  workspace_id: string;
-  mode: Mode;
   amount: number;
   created_at: string;
   reversed_at: string | null;
@@ -102,6 +101,5 @@ declare module '../../db/schema.js' {
   interface Database {
     schedules: SchedulesTable;
     obligations: ObligationsTable;
-    allocations: AllocationsTable;
   }
 }
