@@ -92,7 +92,8 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
 
   // What each payment paid into each obligation, kept on both sides as JSON arrays: on the obligation (written
   // by the update that pays it) and on the payment (written by its insert). A separate table cost every
-  // allocated payment one more statement, a fifth of the payment rate on PostgreSQL.
+  // allocated payment one more statement: on PostgreSQL, payments on scheduled plans ran at 0.77 of the rate
+  // of plans without schedules with it, 0.81 to 0.87 without.
   await db.schema
     .alterTable('payments')
     .addColumn('allocations', 'text', (c) => c.notNull().defaultTo('[]'))
