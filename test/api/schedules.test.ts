@@ -793,6 +793,15 @@ describe('allocation', () => {
         ['cancelled', 0],
       ],
     );
+    const completed = (await api.get('/events?type=schedule.completed')).body.data.items;
+    assert.equal(completed.length, 1);
+    assert.equal(completed[0].data.object.id, schedule.id);
+    assert.equal(completed[0].data.object.status, 'completed');
+    const paid = (await api.get('/events?type=obligation.paid')).body.data.items;
+    assert.equal(paid.length, 2);
+    assert.ok(
+      paid.every((e: { data: { object: Record<string, unknown> } }) => !('allocations' in e.data.object)),
+    );
   });
 
   test('100 concurrent payments of random amounts: the obligations were paid exactly what the plan was', async () => {
