@@ -78,6 +78,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     }
   });
 
+  for (const module of modules) {
+    for (const page of module.pages ?? []) await app.register(page.plugin, { ctx, prefix: page.prefix });
+  }
+
   await app.register(
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>

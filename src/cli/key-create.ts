@@ -11,7 +11,7 @@ import { CommandError, printJson, println, requireOption, UsageError } from './i
 
 const MAX_NAME = 200;
 
-function parseMode(value: string): Mode {
+export function parseMode(value: string): Mode {
   if (value === 'test' || value === 'live') return value;
   throw new UsageError(`--mode must be test or live, got '${value}'`);
 }

@@ -6,6 +6,7 @@ import { keyCreateCommand } from './key-create.js';
 import { keyListCommand } from './key-list.js';
 import { keyRevokeCommand } from './key-revoke.js';
 import { migrateCommand } from './migrate.js';
+import { providerSetCommand } from './provider-set.js';
 import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
 import { workspaceCreateCommand } from './workspace-create.js';
@@ -22,6 +23,7 @@ const COMMANDS: readonly Command[] = [
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
+  providerSetCommand,
   jobsCommand,
 ];
 

@@ -31,6 +31,11 @@ export const TAGS = [
     description:
       'When money falls due: schedules generate dated obligations (calendar dates in the workspace time zone); every payment on a plan pays its open obligations oldest due date first.',
   },
+  {
+    name: 'Payment mandates',
+    description:
+      "A payer's consent to automatic debit, given on a consent page of this server (no key, works once, 24 hours).",
+  },
   { name: 'Ledger', description: 'Append-only entries; a plan’s entries always sum to its balance.' },
   {
     name: 'Webhooks',

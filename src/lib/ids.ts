@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   schedule: 'sch',
   obligation: 'obl',
   mandate: 'man',
+  providerSetting: 'prv',
   attempt: 'att',
   export: 'exp',
   workspace: 'ws',

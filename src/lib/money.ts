@@ -30,3 +30,20 @@ export function toSafeInteger(value: unknown, what = 'value'): number {
   }
   return n;
 }
+
+/**
+ * An amount of minor units as people read it, in the currency's own form (150000 NGN: "₦1,500.00"; 1500 JPY:
+ * "¥1,500"). The decimal string goes to Intl whole, so no float ever holds the amount.
+ */
+export function formatMoney(minor: number, currency: string, locale = 'en'): string {
+  const digits = minorUnitDigits(currency);
+  const sign = minor < 0 ? '-' : '';
+  const units = String(Math.abs(minor)).padStart(digits + 1, '0');
+  const decimal = digits === 0 ? units : `${units.slice(0, -digits)}.${units.slice(-digits)}`;
+  const format = new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency,
+    currencyDisplay: 'narrowSymbol',
+  });
+  return format.format(`${sign}${decimal}` as unknown as number);
+}

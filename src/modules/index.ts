@@ -2,6 +2,7 @@ import { accountModule } from './account/account.module.js';
 import { customersModule } from './customers/customers.module.js';
 import { eventsModule } from './events/events.module.js';
 import { ledgerModule } from './ledger/ledger.module.js';
+import { mandatesModule } from './mandates/mandates.module.js';
 import type { ModuleManifest } from './manifest.js';
 import { paymentsModule } from './payments/payments.module.js';
 import { schedulesModule } from './schedules/schedules.module.js';
@@ -17,6 +18,7 @@ export const modules: readonly ModuleManifest[] = [
   tracksModule,
   paymentsModule,
   schedulesModule,
+  mandatesModule,
   ledgerModule,
   webhooksModule,
   eventsModule,

@@ -15,6 +15,8 @@ export interface ModuleManifest {
   /** The events it emits: type name -> schema of the object they carry. */
   events?: EventSchemas;
   subscribers?: readonly EventSubscriber[];
+  /** Pages for people rather than API clients (HTML, no key), each under its own path prefix outside /api/v1. */
+  pages?: readonly { prefix: string; plugin: FastifyPluginAsync<{ ctx: AppContext }> }[];
 }
 
 /** Adds the manifests up; a name used twice is a programming error caught at start. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isCurrency, MAX_AMOUNT, minorUnitDigits, toSafeInteger } from '../../src/lib/money.js';
+import { formatMoney, isCurrency, MAX_AMOUNT, minorUnitDigits, toSafeInteger } from '../../src/lib/money.js';
 
 describe('isCurrency', () => {
   test('accepts real ISO 4217 codes', () => {
@@ -43,5 +43,15 @@ describe('toSafeInteger', () => {
     assert.throws(() => toSafeInteger('abc'), /not a safe integer/);
     assert.throws(() => toSafeInteger(null), /not a safe integer/);
     assert.throws(() => toSafeInteger(undefined), /not a safe integer/);
+  });
+});
+
+describe('formatMoney', () => {
+  test('minor units in the currency form: two, zero and three decimals', () => {
+    assert.equal(formatMoney(150_000, 'NGN'), '₦1,500.00');
+    assert.equal(formatMoney(1_500, 'JPY'), '¥1,500');
+    assert.equal(formatMoney(1_234_567, 'KWD'), 'KWD\u00a01,234.567');
+    assert.equal(formatMoney(5, 'USD'), '$0.05');
+    assert.equal(formatMoney(99_999_999_999_999, 'USD'), '$999,999,999,999.99');
   });
 });

@@ -1,0 +1,93 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { answeredPage, type ClosedPage, closedPage, consentForm, PAGE_HEADERS } from './consent.page.js';
+import { answerConsent, showConsent } from './consent.service.js';
+
+/** Requests a minute one address may make to consent pages. */
+const PER_IP_PER_MINUTE = 30;
+const TOKEN = /^ct_[A-Za-z0-9_-]{43}$/;
+
+function send(reply: FastifyReply, status: number, html: string) {
+  return reply.code(status).headers(PAGE_HEADERS).send(html);
+}
+
+function closed(reply: FastifyReply, reason: ClosedPage) {
+  const { status, html } = closedPage(reason);
+  return send(reply, status, html);
+}
+
+/**
+ * Whether a post came from another site: the browser says so, or its Origin is neither PUBLIC_URL nor the host
+ * it was sent to. An opaque origin ("null") proves nothing either way; the form token still has to match.
+ */
+function crossSite(headers: Record<string, string | string[] | undefined>, publicUrl: string): boolean {
+  if (headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = headers.origin;
+  if (typeof origin !== 'string' || origin === 'null') return false;
+  try {
+    return origin !== new URL(publicUrl).origin && new URL(origin).host !== headers.host;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The payer's consent page at `/consent/<token>`: HTML for every answer (never the API's JSON), its own body
+ * parser for forms, strict security headers, a per-address rate limit, and a form token against cross-site
+ * posting. It needs no key: the token in the address is the payer's authority, and it works once.
+ */
+export const consentPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 4096 },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+  await app.register(rateLimit, {
+    max: PER_IP_PER_MINUTE,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `consent:${request.ip}`,
+    errorResponseBuilder: () =>
+      Object.assign(new Error('rate limited'), { statusCode: 429, consentPage: 'rate_limited' }),
+  });
+  app.setErrorHandler((error: Error & { statusCode?: number; consentPage?: ClosedPage }, request, reply) => {
+    if (error.consentPage) return closed(reply, error.consentPage);
+    if ((error.statusCode ?? 500) < 500) return closed(reply, 'bad_request');
+    request.log.error({ err: error }, 'consent page failed');
+    return closed(reply, 'error');
+  });
+  app.setNotFoundHandler((_request, reply) => closed(reply, 'unknown'));
+
+  app.get<{ Params: { token: string } }>('/:token', { schema: { hide: true } }, async (request, reply) => {
+    if (!TOKEN.test(request.params.token)) return closed(reply, 'unknown');
+    const shown = await showConsent(ctx, request.params.token);
+    if (!shown.open) return closed(reply, shown.reason);
+    return send(reply, 200, consentForm(shown.view, shown.formToken, shown.expiresAt));
+  });
+
+  app.post<{ Params: { token: string }; Body: Record<string, string> | undefined }>(
+    '/:token',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      if (!TOKEN.test(request.params.token)) return closed(reply, 'unknown');
+      if (crossSite(request.headers, ctx.config.publicUrl)) return closed(reply, 'forged');
+      const body = request.body ?? {};
+      const decision = body.decision;
+      if ((decision !== 'approve' && decision !== 'decline') || typeof body.form_token !== 'string') {
+        return closed(reply, 'bad_request');
+      }
+      const outcome = await answerConsent(ctx, request.params.token, {
+        decision,
+        formToken: body.form_token,
+        ip: request.ip,
+        userAgent:
+          typeof request.headers['user-agent'] === 'string'
+            ? request.headers['user-agent'].slice(0, 500)
+            : null,
+      });
+      if (!outcome.done) return closed(reply, outcome.reason);
+      return send(reply, 200, answeredPage(outcome.status, outcome.view));
+    },
+  );
+};

@@ -1,0 +1,26 @@
+import type { EventPayloads } from '../../events/catalog.js';
+import type { ModuleManifest } from '../manifest.js';
+import { consentPages } from './consent.plugin.js';
+import { mandatesRoutes } from './mandates.routes.js';
+import { Mandate } from './mandates.schemas.js';
+import { consentExpirySweep } from './mandates.sweeps.js';
+
+const events = {
+  'mandate.created': Mandate,
+  'mandate.activated': Mandate,
+  'mandate.failed': Mandate,
+  'mandate.expired': Mandate,
+  'mandate.revoked': Mandate,
+};
+
+declare module '../../events/catalog.js' {
+  interface EventCatalog extends EventPayloads<typeof events> {}
+}
+
+export const mandatesModule: ModuleManifest = {
+  name: 'mandates',
+  routes: mandatesRoutes,
+  events,
+  sweeps: [consentExpirySweep],
+  pages: [{ prefix: '/consent', plugin: consentPages }],
+};

@@ -1,0 +1,81 @@
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
+import type { TenantRef } from '../../lib/tenant.js';
+import type { MandateListQuery } from './mandates.schemas.js';
+import type { MandateStatus, MandatesTable } from './mandates.table.js';
+
+export function insert(db: DbOrTrx, row: MandatesTable) {
+  return db.insertInto('mandates').values(row).execute();
+}
+
+export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
+  return db
+    .selectFrom('mandates')
+    .selectAll()
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .executeTakeFirst();
+}
+
+/** The mandate a consent URL's token belongs to (its hash), whatever its workspace: the page has no key. */
+export function findByConsentToken(db: DbOrTrx, tokenHash: string) {
+  return db.selectFrom('mandates').selectAll().where('consent_token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Changes a mandate only while it is in one of `from`; no row when it is missing or in another state. */
+export function updateIn(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  id: string,
+  from: readonly MandateStatus[],
+  changes: Partial<MandatesTable>,
+  extra: { awaitingConsent?: boolean; consented?: boolean; formTokenHash?: string } = {},
+) {
+  let q = db
+    .updateTable('mandates')
+    .set(changes)
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .where('status', 'in', from);
+  if (extra.awaitingConsent) q = q.where('consented_at', 'is', null);
+  if (extra.consented) q = q.where('consented_at', 'is not', null);
+  if (extra.formTokenHash !== undefined) q = q.where('form_token_hash', '=', extra.formTokenHash);
+  return q.returningAll().executeTakeFirst();
+}
+
+export function list(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  query: MandateListQuery & { limit: number },
+  afterId: string | undefined,
+) {
+  let q = db.selectFrom('mandates').selectAll().where(inTenant(tenant));
+  if (query.status) q = q.where('status', '=', query.status);
+  return q.$call(newestFirst(afterId, query.limit)).execute();
+}
+
+/** Pending mandates of a tenant group whose consent window closed without an answer. */
+export function expiring(db: DbOrTrx, group: TenantGroup, now: string, limit: number) {
+  return db
+    .selectFrom('mandates')
+    .select(['id', 'workspace_id'])
+    .where(inTenantGroup(group))
+    .where('status', '=', 'pending')
+    .where('consented_at', 'is', null)
+    .where('consent_expires_at', '<=', now)
+    .orderBy('consent_expires_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Consented live mandates of a provider that wait for its approval. */
+export function awaitingApproval(db: DbOrTrx, tenant: TenantRef, provider: string) {
+  return db
+    .selectFrom('mandates')
+    .select('id')
+    .where(inTenant(tenant))
+    .where('provider', '=', provider)
+    .where('status', '=', 'pending')
+    .where('consented_at', 'is not', null)
+    .execute();
+}

@@ -1,0 +1,117 @@
+import { type Static, Type } from 'typebox';
+import { PaginationQuery } from '../../http/envelope.js';
+import { Instant, Nullable } from '../shared.schemas.js';
+import { MANDATE_STATUSES } from './mandates.table.js';
+
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+
+export const MandateCreate = Type.Object(
+  {
+    payer_type: Type.Enum(['customer'], { description: 'Who pays: a customer of the workspace.' }),
+    payer_id: Type.Optional(
+      Nullable({
+        ...Id,
+        description: "The paying customer (cus_); when null, the customer of the schedule's plan.",
+      }),
+    ),
+    provider: Type.String({
+      minLength: 1,
+      maxLength: 40,
+      pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$',
+      description:
+        'The payment provider that will debit the payer, by the name you use for it (for example gatewayA).',
+    }),
+    schedule_id: Type.Optional(
+      Nullable({ ...Id, description: 'The collection schedule (sch_) it authorises.' }),
+    ),
+  },
+  {
+    title: 'MandateCreate',
+    examples: [
+      {
+        payer_type: 'customer',
+        payer_id: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
+        provider: 'gatewayA',
+        schedule_id: 'sch_01JD7ZA1B2C3D4E5F6G7H8J9K0',
+      },
+    ],
+    additionalProperties: false,
+  },
+);
+export type MandateCreate = Static<typeof MandateCreate>;
+
+export const MandateRevoke = Type.Object(
+  { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Why it is revoked.' })) },
+  {
+    title: 'MandateRevoke',
+    examples: [{ reason: 'Customer asked to stop direct debit' }],
+    additionalProperties: false,
+  },
+);
+export type MandateRevoke = Static<typeof MandateRevoke>;
+
+const Consent = Type.Object(
+  {
+    ip: Type.String(),
+    user_agent: Nullable(Type.String()),
+    text_shown: Type.String({ description: 'The words the consent page showed the payer.' }),
+    text_sha256: Type.String({ description: 'SHA-256 (hex) of text_shown.' }),
+  },
+  { title: 'MandateConsent' },
+);
+
+const mandateExample = {
+  id: 'man_01JD7ZC3D4E5F6G7H8J9K0M1N2',
+  payer_type: 'customer',
+  payer_id: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
+  provider: 'gatewayA',
+  schedule_id: 'sch_01JD7ZA1B2C3D4E5F6G7H8J9K0',
+  status: 'pending',
+  consent_url: 'https://pay.example.com/consent/ct_Zk3q9T1m4X8v2B6n0R5c7W1y3P9s2L4d',
+  consent_expires_at: '2026-11-21T14:03:00.000Z',
+  consented_at: null,
+  consent: null,
+  activated_at: null,
+  revoked_at: null,
+  revocation_reason: null,
+  failure_reason: null,
+  created_at: '2026-11-20T14:03:00.000Z',
+  updated_at: '2026-11-20T14:03:00.000Z',
+};
+
+export const Mandate = Type.Object(
+  {
+    id: Type.String(),
+    payer_type: Type.Enum(['customer']),
+    payer_id: Type.String(),
+    provider: Type.String(),
+    schedule_id: Nullable(Type.String()),
+    status: Type.Enum(MANDATE_STATUSES, {
+      description:
+        'pending (waiting for the payer, or consented in live mode until provider approval is configured), active, revoked, failed (the payer declined), expired (no answer within 24 hours).',
+    }),
+    consent_url: Nullable(
+      Type.String({
+        description:
+          'The page where the payer approves or declines: in the create response only (the token is stored hashed), and it works once.',
+      }),
+    ),
+    consent_expires_at: Instant,
+    consented_at: Nullable(Instant),
+    consent: Nullable(Consent),
+    activated_at: Nullable(Instant),
+    revoked_at: Nullable(Instant),
+    revocation_reason: Nullable(Type.String()),
+    failure_reason: Nullable(Type.String()),
+    created_at: Instant,
+    updated_at: Instant,
+  },
+  { title: 'Mandate', examples: [mandateExample] },
+);
+export type Mandate = Static<typeof Mandate>;
+
+export const MandateListQuery = Type.Object(
+  { ...PaginationQuery, status: Type.Optional(Type.Enum(MANDATE_STATUSES)) },
+  { additionalProperties: false },
+);
+export type MandateListQuery = Static<typeof MandateListQuery>;

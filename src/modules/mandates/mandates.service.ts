@@ -1,0 +1,245 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import type { DbOrTrx, Trx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { recordEvent } from '../../events/outbox.js';
+import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import { type Page, paginate } from '../../lib/cursor.js';
+import { newId } from '../../lib/ids.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import type { AuthContext } from '../api-keys/api-keys.service.js';
+import { getCustomerRow } from '../customers/customers.service.js';
+import { appendEntry } from '../ledger/ledger.service.js';
+import { isApproved } from '../providers/providers.service.js';
+import * as schedules from '../schedules/schedules.repository.js';
+import * as tracks from '../tracks/tracks.repository.js';
+import * as repo from './mandates.repository.js';
+import type { Mandate, MandateCreate, MandateListQuery, MandateRevoke } from './mandates.schemas.js';
+import type { ConsentEvidence, MandatesTable } from './mandates.table.js';
+
+/** How long a consent URL works. */
+export const CONSENT_TTL_MS = 24 * 60 * 60 * 1000;
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A random token for a URL or a form: 32 bytes, base64url. */
+export function randomToken(prefix: string): string {
+  return `${prefix}_${randomBytes(32).toString('base64url')}`;
+}
+
+export function toApi(row: MandatesTable, consentUrl: string | null = null): Mandate {
+  return {
+    id: row.id,
+    payer_type: row.payer_type,
+    payer_id: row.payer_id,
+    provider: row.provider,
+    schedule_id: row.schedule_id,
+    status: row.status,
+    consent_url: consentUrl,
+    consent_expires_at: row.consent_expires_at,
+    consented_at: row.consented_at,
+    consent: row.consent === null ? null : (JSON.parse(row.consent) as ConsentEvidence),
+    activated_at: row.activated_at,
+    revoked_at: row.revoked_at,
+    revocation_reason: row.revocation_reason,
+    failure_reason: row.failure_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The payer: the customer named, else the customer of the schedule's plan; both must agree when both are known. */
+async function payerOf(trx: Trx, tenant: TenantRef, input: MandateCreate, scheduleTrackId: string | null) {
+  const planCustomer = scheduleTrackId
+    ? ((await tracks.findById(trx, tenant, scheduleTrackId))?.customer_id ?? null)
+    : null;
+  const payerId = input.payer_id ?? planCustomer;
+  if (!payerId) {
+    throw fieldError({
+      payer_id: 'is required when the mandate has no schedule with a plan to take the payer from',
+    });
+  }
+  const customer = await getCustomerRow(trx, tenant, payerId, 'payer_id');
+  if (customer.status !== 'active') throw invalidState('customer', customer.status, 'create_mandate');
+  if (planCustomer && planCustomer !== customer.id) {
+    throw fieldError({ payer_id: "must be the customer of the schedule's plan" });
+  }
+  return customer;
+}
+
+/**
+ * A pending mandate and its one-time consent URL (`PUBLIC_URL/consent/<token>`), which works for 24 hours. Only
+ * the token's hash is stored, so the URL is in this answer alone.
+ */
+export async function createMandate(
+  ctx: AppContext,
+  auth: AuthContext,
+  input: MandateCreate,
+): Promise<Mandate> {
+  return inTransaction(ctx, async (trx) => {
+    let scheduleTrackId: string | null = null;
+    if (input.schedule_id) {
+      const schedule = await schedules.findRow(trx, auth, input.schedule_id);
+      if (!schedule) throw notFound('schedule', input.schedule_id, 'schedule_id');
+      if (schedule.status === 'cancelled' || schedule.status === 'completed') {
+        throw invalidState('schedule', schedule.status, 'create_mandate');
+      }
+      scheduleTrackId = schedule.track_id;
+    }
+    const payer = await payerOf(trx, auth, input, scheduleTrackId);
+    const at = auth.clock.now();
+    const now = at.toISOString();
+    const token = randomToken('ct');
+    const row: MandatesTable = {
+      id: newId('mandate', at),
+      workspace_id: auth.workspaceId,
+      mode: auth.mode,
+      payer_type: 'customer',
+      payer_id: payer.id,
+      provider: input.provider,
+      schedule_id: input.schedule_id ?? null,
+      status: 'pending',
+      consent_token_hash: sha256(token),
+      form_token_hash: null,
+      consent_expires_at: new Date(at.getTime() + CONSENT_TTL_MS).toISOString(),
+      consented_at: null,
+      consent: null,
+      activated_at: null,
+      revoked_at: null,
+      revocation_reason: null,
+      failure_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await repo.insert(trx, row);
+    await recordEvent(trx, auth, 'mandate.created', toApi(row));
+    return toApi(row, `${ctx.config.publicUrl}/consent/${token}`);
+  });
+}
+
+export async function getMandate(ctx: AppContext, tenant: TenantRef, id: string): Promise<Mandate> {
+  const row = await repo.findById(ctx.db, tenant, id);
+  if (!row) throw notFound('mandate', id);
+  return toApi(row);
+}
+
+export function listMandates(
+  ctx: AppContext,
+  tenant: TenantRef,
+  query: MandateListQuery,
+): Promise<Page<Mandate>> {
+  return paginate(
+    query,
+    'mandate',
+    (limit, afterId) => repo.list(ctx.db, tenant, { ...query, limit }, afterId),
+    (row) => toApi(row),
+  );
+}
+
+/** The ledger entry of a mandate's activation or revocation: it moves no money (amount 0). */
+async function ledgerEntryOf(
+  trx: DbOrTrx,
+  tenant: Tenant,
+  mandate: MandatesTable,
+  type: 'mandate.activated' | 'mandate.revoked',
+  defaultCurrency: string,
+): Promise<void> {
+  const schedule = mandate.schedule_id
+    ? await schedules.findRow(trx, tenant, mandate.schedule_id)
+    : undefined;
+  const track = schedule?.track_id ? await tracks.findById(trx, tenant, schedule.track_id) : undefined;
+  await appendEntry(trx, tenant, {
+    type,
+    trackId: track?.id ?? null,
+    customerId: mandate.payer_id,
+    amount: 0,
+    balanceAfter: track?.balance ?? null,
+    currency: schedule?.currency ?? defaultCurrency,
+    refs: { mandateId: mandate.id, ...(schedule ? { scheduleId: schedule.id } : {}) },
+  });
+}
+
+/** The workspace's default currency, for ledger entries of mandates without a schedule. */
+async function defaultCurrencyOf(trx: DbOrTrx, workspaceId: string): Promise<string> {
+  const row = await trx
+    .selectFrom('workspaces')
+    .select('default_currency')
+    .where('id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return row.default_currency;
+}
+
+/** A pending or active mandate is revoked: no attempt of its schedule runs on it again. */
+export async function revokeMandate(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+  input: MandateRevoke,
+): Promise<Mandate> {
+  return inTransaction(ctx, async (trx) => {
+    const before = await repo.findById(trx, tenant, id);
+    if (!before) throw notFound('mandate', id);
+    const now = tenant.clock.now().toISOString();
+    const revoked = await repo.updateIn(trx, tenant, id, ['pending', 'active'], {
+      status: 'revoked',
+      revoked_at: now,
+      revocation_reason: input.reason ?? null,
+      updated_at: now,
+    });
+    if (!revoked) throw invalidState('mandate', before.status, 'revoke');
+    if (before.status === 'active') {
+      await ledgerEntryOf(
+        trx,
+        tenant,
+        revoked,
+        'mandate.revoked',
+        await defaultCurrencyOf(trx, tenant.workspaceId),
+      );
+    }
+    const mandate = toApi(revoked);
+    await recordEvent(trx, tenant, 'mandate.revoked', mandate, { status: before.status });
+    return mandate;
+  });
+}
+
+/**
+ * Makes a consented mandate active (in the caller's transaction): its ledger entry and event. Returns null when
+ * it was not pending with consent any more.
+ */
+export async function activate(trx: Trx, tenant: Tenant, id: string): Promise<MandatesTable | null> {
+  const now = tenant.clock.now().toISOString();
+  const active = await repo.updateIn(
+    trx,
+    tenant,
+    id,
+    ['pending'],
+    { status: 'active', activated_at: now, updated_at: now },
+    { consented: true },
+  );
+  if (!active) return null;
+  await ledgerEntryOf(
+    trx,
+    tenant,
+    active,
+    'mandate.activated',
+    await defaultCurrencyOf(trx, tenant.workspaceId),
+  );
+  await recordEvent(trx, tenant, 'mandate.activated', toApi(active), { status: 'pending' });
+  return active;
+}
+
+/** Live mandates consented while their provider was not approved: active once it is. Returns how many. */
+export async function activateAwaitingApproval(
+  ctx: AppContext,
+  tenant: Tenant,
+  provider: string,
+): Promise<number> {
+  if (!(await isApproved(ctx.db, tenant, provider))) return 0;
+  let activated = 0;
+  for (const { id } of await repo.awaitingApproval(ctx.db, tenant, provider)) {
+    if (await inTransaction(ctx, (trx) => activate(trx, tenant, id))) activated++;
+  }
+  return activated;
+}

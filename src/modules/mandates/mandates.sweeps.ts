@@ -1,0 +1,39 @@
+import { sweepTenant } from '../../clock/tenant-clocks.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { recordEvent } from '../../events/outbox.js';
+import type { SweepDefinition } from '../../jobs/sweeps.js';
+import * as repo from './mandates.repository.js';
+import { toApi } from './mandates.service.js';
+
+const BATCH = 200;
+
+/** A mandate whose payer gave no answer within 24 hours is expired; its consent link stops working. */
+export const consentExpirySweep: SweepDefinition = {
+  name: 'mandates.expire',
+  everyMs: 60_000,
+  async run(ctx, scope) {
+    const now = scope.now.toISOString();
+    let handled = 0;
+    for (;;) {
+      const due = await repo.expiring(ctx.db, scope, now, BATCH);
+      for (const found of due) {
+        const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
+        const expired = await inTransaction(ctx, async (trx) => {
+          const row = await repo.updateIn(
+            trx,
+            tenant,
+            found.id,
+            ['pending'],
+            { status: 'expired', form_token_hash: null, updated_at: now },
+            { awaitingConsent: true },
+          );
+          if (row) await recordEvent(trx, tenant, 'mandate.expired', toApi(row), { status: 'pending' });
+          return row !== undefined;
+        });
+        if (expired) handled++;
+      }
+      if (due.length < BATCH) break;
+    }
+    return handled;
+  },
+};

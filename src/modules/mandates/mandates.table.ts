@@ -1,0 +1,44 @@
+import type { Mode } from '../../lib/tenant.js';
+
+export const MANDATE_STATUSES = ['pending', 'active', 'revoked', 'failed', 'expired'] as const;
+export type MandateStatus = (typeof MANDATE_STATUSES)[number];
+
+/** What the payer's approval rests on. */
+export interface ConsentEvidence {
+  ip: string;
+  user_agent: string | null;
+  /** The words the page showed, and their SHA-256 (hex). */
+  text_shown: string;
+  text_sha256: string;
+}
+
+export interface MandatesTable {
+  id: string;
+  workspace_id: string;
+  mode: Mode;
+  payer_type: 'customer';
+  payer_id: string;
+  provider: string;
+  schedule_id: string | null;
+  status: MandateStatus;
+  /** SHA-256 of the one-time token in the consent URL; the token itself is never stored. */
+  consent_token_hash: string;
+  /** SHA-256 of the form token of the consent page last shown: a post without it is refused. */
+  form_token_hash: string | null;
+  consent_expires_at: string;
+  consented_at: string | null;
+  /** JSON `ConsentEvidence`, once the payer approved. */
+  consent: string | null;
+  activated_at: string | null;
+  revoked_at: string | null;
+  revocation_reason: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    mandates: MandatesTable;
+  }
+}

@@ -1,0 +1,21 @@
+import type { Mode } from '../../lib/tenant.js';
+
+/** A workspace's settings for one payment provider, in one mode. */
+export interface ProviderSettingsTable {
+  id: string;
+  workspace_id: string;
+  mode: Mode;
+  provider: string;
+  /** 1 when the provider has approved automatic debit for the workspace (live mode needs it). */
+  approved: number;
+  /** Signs the provider's notifications (HMAC-SHA256 of the raw body, hex). Kept as printed once. */
+  notification_secret: string;
+  created_at: string;
+  updated_at: string;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    provider_settings: ProviderSettingsTable;
+  }
+}
