@@ -80,7 +80,11 @@ shown only then. Setting --approved later activates the live mandates that wait 
     println(
       io.stdout,
       `${created ? 'Created' : 'Updated'} ${mode} settings ${setting.id} for ${provider} in workspace ${workspaceId}: ${
-        setting.approved === 1 ? 'approved for automatic debit' : 'not approved for automatic debit yet'
+        mode === 'test'
+          ? 'test mode collects through the simulator, with no approval needed'
+          : setting.approved === 1
+            ? 'approved for automatic debit'
+            : 'not approved for automatic debit yet (live mandates wait, consented, until --approved)'
       }.`,
     );
     println(io.stdout, `Notifications: POST ${notificationUrl}`);
