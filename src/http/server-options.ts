@@ -19,10 +19,14 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, heade
 /** Query parameters whose values never reach a log line. */
 const SECRET_PARAM = /key|token|secret|passw|auth|sig/i;
 
-/** The URL as logged: the values of parameters that look secret are replaced. */
+/** Path segments that are secrets themselves: one-time tokens (`ct_…` in consent links), by their prefix. */
+const SECRET_SEGMENT = /\/(ct|ft)_[A-Za-z0-9_-]{16,}/g;
+
+/** The URL as logged: tokens in the path and the values of parameters that look secret are replaced. */
 export function loggableUrl(url: string): string {
   const question = url.indexOf('?');
-  if (question < 0) return url;
+  const path = (question < 0 ? url : url.slice(0, question)).replace(SECRET_SEGMENT, '/$1_[redacted]');
+  if (question < 0) return path;
   const params = url
     .slice(question + 1)
     .split('&')
@@ -30,7 +34,7 @@ export function loggableUrl(url: string): string {
       const [name = ''] = pair.split('=', 1);
       return SECRET_PARAM.test(decodeURIComponentSafe(name)) ? `${name}=[redacted]` : pair;
     });
-  return `${url.slice(0, question)}?${params.join('&')}`;
+  return `${path}?${params.join('&')}`;
 }
 
 function decodeURIComponentSafe(text: string): string {
