@@ -36,6 +36,11 @@ export const TAGS = [
     description:
       "A payer's consent to automatic debit, given on a consent page of this server (no key, works once, 24 hours).",
   },
+  {
+    name: 'Collection attempts',
+    description:
+      'Automatic collections of the obligations of auto_debit and mixed schedules, through the mandate’s provider; retried 1, 3 and 7 days after a retryable failure.',
+  },
   { name: 'Ledger', description: 'Append-only entries; a plan’s entries always sum to its balance.' },
   {
     name: 'Webhooks',

@@ -1,4 +1,5 @@
 import { accountModule } from './account/account.module.js';
+import { attemptsModule } from './attempts/attempts.module.js';
 import { customersModule } from './customers/customers.module.js';
 import { eventsModule } from './events/events.module.js';
 import { ledgerModule } from './ledger/ledger.module.js';
@@ -19,6 +20,7 @@ export const modules: readonly ModuleManifest[] = [
   paymentsModule,
   schedulesModule,
   mandatesModule,
+  attemptsModule,
   ledgerModule,
   webhooksModule,
   eventsModule,

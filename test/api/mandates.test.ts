@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { cliEnv, cliJson } from '../helpers/cli.js';
+import { answer, consent, formTokenOf, openPage, pathOf } from '../helpers/consent.js';
 import { newCustomer, newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 
 const NOW = '2028-01-20T12:00:00.000Z';
@@ -36,46 +37,6 @@ async function newMandate(api: Client, body: Record<string, unknown>) {
   const res = await api.post('/payment-mandates', { payer_type: 'customer', provider: 'gatewayA', ...body });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body.data;
-}
-
-/** The consent page's address, from a consent URL. */
-const pathOf = (consentUrl: string) => new URL(consentUrl).pathname;
-
-async function openPage(path: string, remoteAddress = '192.0.2.10') {
-  return t.app.inject({ method: 'GET', url: path, remoteAddress });
-}
-
-function formTokenOf(html: string): string {
-  const match = /name="form_token" value="([^"]+)"/.exec(html);
-  assert.ok(match, 'the page has a form token');
-  return match[1] as string;
-}
-
-async function answer(
-  path: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-  remoteAddress = '192.0.2.10',
-) {
-  return t.app.inject({
-    method: 'POST',
-    url: path,
-    remoteAddress,
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'user-agent': 'TestBrowser/1.0',
-      ...headers,
-    },
-    payload: new URLSearchParams(fields).toString(),
-  });
-}
-
-/** Opens the page and answers it, as a payer would. */
-async function consent(consentUrl: string, decision: 'approve' | 'decline') {
-  const path = pathOf(consentUrl);
-  const page = await openPage(path);
-  assert.equal(page.statusCode, 200, page.body);
-  return answer(path, { decision, form_token: formTokenOf(page.body) });
 }
 
 describe('POST /payment-mandates', () => {
@@ -166,7 +127,7 @@ describe('the consent page', () => {
     const { api } = await newWorkspace(t);
     const { schedule } = await scheduledPlan(api);
     const mandate = await newMandate(api, { schedule_id: schedule.id });
-    const page = await openPage(pathOf(mandate.consent_url));
+    const page = await openPage(t, pathOf(mandate.consent_url));
     assert.equal(page.statusCode, 200);
     assert.match(page.headers['content-type'] as string, /^text\/html/);
     const csp = page.headers['content-security-policy'] as string;
@@ -196,7 +157,7 @@ describe('the consent page', () => {
     const { api } = await newWorkspace(t);
     const { plan, schedule } = await scheduledPlan(api);
     const mandate = await newMandate(api, { schedule_id: schedule.id });
-    const res = await consent(mandate.consent_url, 'approve');
+    const res = await consent(t, mandate.consent_url, 'approve');
     assert.equal(res.statusCode, 200, res.body);
     assert.match(res.body, /you approved/i);
     const after = (await api.get(`/payment-mandates/${mandate.id}`)).body.data;
@@ -221,10 +182,10 @@ describe('the consent page', () => {
     const activated = (await api.get('/events?type=mandate.activated')).body.data.items;
     assert.deepEqual(activated[0].data.previous_attributes, { status: 'pending' });
 
-    const again = await openPage(pathOf(mandate.consent_url));
+    const again = await openPage(t, pathOf(mandate.consent_url));
     assert.equal(again.statusCode, 410);
     assert.match(again.body, /already been answered/);
-    const replay = await answer(pathOf(mandate.consent_url), {
+    const replay = await answer(t, pathOf(mandate.consent_url), {
       decision: 'decline',
       form_token: 'ft_anything',
     });
@@ -236,7 +197,7 @@ describe('the consent page', () => {
     const { api } = await newWorkspace(t);
     const { customer } = await scheduledPlan(api);
     const mandate = await newMandate(api, { payer_id: customer.id });
-    const res = await consent(mandate.consent_url, 'decline');
+    const res = await consent(t, mandate.consent_url, 'decline');
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /You declined/);
     const after = (await api.get(`/payment-mandates/${mandate.id}`)).body.data;
@@ -251,12 +212,22 @@ describe('the consent page', () => {
     const { customer } = await scheduledPlan(api);
     const mandate = await newMandate(api, { payer_id: customer.id });
     const path = pathOf(mandate.consent_url);
-    const formToken = formTokenOf((await openPage(path)).body);
+    const formToken = formTokenOf((await openPage(t, path)).body);
     const attempts = [
-      await answer(path, { decision: 'approve' }),
-      await answer(path, { decision: 'approve', form_token: 'ft_guessed' }),
-      await answer(path, { decision: 'approve', form_token: formToken }, { origin: 'https://evil.example' }),
-      await answer(path, { decision: 'approve', form_token: formToken }, { 'sec-fetch-site': 'cross-site' }),
+      await answer(t, path, { decision: 'approve' }),
+      await answer(t, path, { decision: 'approve', form_token: 'ft_guessed' }),
+      await answer(
+        t,
+        path,
+        { decision: 'approve', form_token: formToken },
+        { origin: 'https://evil.example' },
+      ),
+      await answer(
+        t,
+        path,
+        { decision: 'approve', form_token: formToken },
+        { 'sec-fetch-site': 'cross-site' },
+      ),
     ];
     assert.deepEqual(
       attempts.map((r) => r.statusCode),
@@ -266,6 +237,7 @@ describe('the consent page', () => {
     assert.equal((await api.get(`/payment-mandates/${mandate.id}`)).body.data.status, 'pending');
     // The page's own post still works.
     const own = await answer(
+      t,
       path,
       { decision: 'approve', form_token: formToken },
       { origin: new URL(mandate.consent_url).origin },
@@ -274,13 +246,13 @@ describe('the consent page', () => {
   });
 
   test('unknown, malformed and JSON requests get HTML pages, never the API envelope', async () => {
-    const unknown = await openPage('/consent/ct_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    const unknown = await openPage(t, '/consent/ct_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
     assert.equal(unknown.statusCode, 404);
     assert.match(unknown.body, /not valid/);
-    const malformed = await openPage('/consent/<script>');
+    const malformed = await openPage(t, '/consent/<script>');
     assert.equal(malformed.statusCode, 404);
     assert.doesNotMatch(malformed.body, /<script>/);
-    const nowhere = await openPage('/consent/a/b');
+    const nowhere = await openPage(t, '/consent/a/b');
     assert.equal(nowhere.statusCode, 404);
     assert.match(nowhere.headers['content-type'] as string, /^text\/html/);
     const json = await t.app.inject({
@@ -295,11 +267,11 @@ describe('the consent page', () => {
 
   test('one address gets at most 30 requests a minute', async () => {
     const responses = [];
-    for (let i = 0; i < 31; i++) responses.push(await openPage('/consent/ct_x', '198.51.100.7'));
+    for (let i = 0; i < 31; i++) responses.push(await openPage(t, '/consent/ct_x', '198.51.100.7'));
     assert.equal(responses[29]?.statusCode, 404);
     assert.equal(responses[30]?.statusCode, 429);
     assert.match(responses[30]?.body ?? '', /Too many requests/);
-    assert.equal((await openPage('/consent/ct_x', '198.51.100.8')).statusCode, 404);
+    assert.equal((await openPage(t, '/consent/ct_x', '198.51.100.8')).statusCode, 404);
   });
 
   test('consent expires after 24 hours by the test clock: the sweep expires it and the page says so', async () => {
@@ -308,12 +280,12 @@ describe('the consent page', () => {
     const early = await newMandate(api, { payer_id: customer.id });
     const late = await newMandate(api, { payer_id: customer.id });
     await api.post('/account/test-clock/advance', { hours: 23 });
-    assert.equal((await consent(early.consent_url, 'approve')).statusCode, 200);
+    assert.equal((await consent(t, early.consent_url, 'approve')).statusCode, 200);
     const moved = await api.post('/account/test-clock/advance', { hours: 1 });
     assert.equal(moved.body.data.ran['mandates.expire'], 1);
     assert.equal((await api.get(`/payment-mandates/${late.id}`)).body.data.status, 'expired');
     assert.equal((await api.get(`/payment-mandates/${early.id}`)).body.data.status, 'active');
-    const page = await openPage(pathOf(late.consent_url));
+    const page = await openPage(t, pathOf(late.consent_url));
     assert.equal(page.statusCode, 410);
     assert.match(page.body, /expired/);
     const events = (await api.get('/events?type=mandate.expired')).body.data.items;
@@ -327,14 +299,14 @@ describe('live mode and provider approval', () => {
     const { live, workspaceId } = await newWorkspace(t);
     const customer = await newCustomer(live);
     const mandate = await newMandate(live, { payer_id: customer.id, provider: 'gatewayB' });
-    const res = await consent(mandate.consent_url, 'approve');
+    const res = await consent(t, mandate.consent_url, 'approve');
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /still has to enable automatic debit/);
     const waiting = (await live.get(`/payment-mandates/${mandate.id}`)).body.data;
     assert.equal(waiting.status, 'pending');
     assert.ok(waiting.consented_at);
     // Consent given: it does not expire.
-    assert.equal((await openPage(pathOf(mandate.consent_url))).statusCode, 410);
+    assert.equal((await openPage(t, pathOf(mandate.consent_url))).statusCode, 410);
 
     const env = cliEnv(t.database);
     const unapproved = await cliJson(
@@ -387,7 +359,7 @@ describe('POST /payment-mandates/{id}/revoke', () => {
     assert.equal(res.body.data.revoked_at, NOW);
 
     const active = await newMandate(api, { schedule_id: schedule.id });
-    await consent(active.consent_url, 'approve');
+    await consent(t, active.consent_url, 'approve');
     const revoked = await api.post(`/payment-mandates/${active.id}/revoke`, {
       reason: 'Customer asked to stop',
     });
@@ -403,12 +375,12 @@ describe('POST /payment-mandates/{id}/revoke', () => {
     assert.equal(twice.status, 409);
     assert.deepEqual(twice.body.error.details, { status: 'revoked', action: 'revoke' });
     const declined = await newMandate(api, { payer_id: customer.id });
-    await consent(declined.consent_url, 'decline');
+    await consent(t, declined.consent_url, 'decline');
     const failed = await api.post(`/payment-mandates/${declined.id}/revoke`, {});
     assert.equal(failed.status, 409);
     assert.deepEqual(failed.body.error.details, { status: 'failed', action: 'revoke' });
     // A revoked mandate's consent link is dead.
-    assert.equal((await openPage(pathOf(pending.consent_url))).statusCode, 410);
+    assert.equal((await openPage(t, pathOf(pending.consent_url))).statusCode, 410);
     // Payments go on as before.
     await newPayment(api, plan.id, { amount: 1_000 });
   });

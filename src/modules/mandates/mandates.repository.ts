@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -78,4 +79,26 @@ export function awaitingApproval(db: DbOrTrx, tenant: TenantRef, provider: strin
     .where('status', '=', 'pending')
     .where('consented_at', 'is not', null)
     .execute();
+}
+
+/**
+ * The mandate a schedule's collections run on: its newest active one, else its newest consented one still
+ * waiting for the provider's approval. Undefined when it has neither.
+ */
+export function forCollection(db: DbOrTrx, tenant: TenantRef, scheduleId: string) {
+  return db
+    .selectFrom('mandates')
+    .selectAll()
+    .where(inTenant(tenant))
+    .where('schedule_id', '=', scheduleId)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'active'),
+        eb.and([eb('status', '=', 'pending'), eb('consented_at', 'is not', null)]),
+      ]),
+    )
+    .orderBy(sql`case when status = 'active' then 0 else 1 end`)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }

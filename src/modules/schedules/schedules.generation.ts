@@ -13,7 +13,12 @@ import { appendEntries } from '../ledger/ledger.service.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
 import * as obligations from './obligations.repository.js';
 import * as repo from './schedules.repository.js';
-import { type ObligationsTable, REPEATING_FREQUENCIES, type SchedulesTable } from './schedules.table.js';
+import {
+  AUTOMATIC_METHODS,
+  type ObligationsTable,
+  REPEATING_FREQUENCIES,
+  type SchedulesTable,
+} from './schedules.table.js';
 
 /** Open-ended schedules are kept this many obligations ahead of today. */
 export const AHEAD = 12;
@@ -111,6 +116,9 @@ export function obligationRow(
     overdue_at: startOfDay(addDays(dueDate, 1), schedule.timezone),
     paid_at: null,
     allocations: '[]',
+    collect_at: AUTOMATIC_METHODS.includes(schedule.collection_method)
+      ? startOfDay(dueDate, schedule.timezone)
+      : null,
     created_at: now,
     updated_at: now,
   };

@@ -30,6 +30,8 @@ export const COLLECTION_METHODS = [
   'mixed',
 ] as const;
 export type CollectionMethod = (typeof COLLECTION_METHODS)[number];
+/** Methods whose obligations are collected by attempts through the payment provider. */
+export const AUTOMATIC_METHODS: readonly CollectionMethod[] = ['auto_debit', 'mixed'];
 
 export const SCHEDULE_STATUSES = ['draft', 'active', 'paused', 'cancelled', 'completed'] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
@@ -85,6 +87,8 @@ export interface ObligationsTable {
   paid_at: string | null;
   /** JSON array of `ObligationAllocation`, oldest first. */
   allocations: string;
+  /** Automatic schedules: when its first collection attempt is due (the start of the due date); null once made. */
+  collect_at: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,0 +1,86 @@
+import { type Kysely, sql } from 'kysely';
+import { Temporal } from 'temporal-polyfill';
+import { columnTypes, type DialectName } from '../dialect.js';
+
+/**
+ * Frozen. Collection attempts, and on each obligation of an automatic schedule the time its first attempt is
+ * due (`collect_at`, the start of its due date in the schedule's zone; cleared once the attempt exists).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types
+export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
+  const t = columnTypes(dialect);
+  const id = sql.raw(t.id);
+  const instant = sql.raw(t.instant);
+  const money = sql.raw(t.money);
+
+  await db.schema.alterTable('obligations').addColumn('collect_at', instant).execute();
+  const open = await db
+    .selectFrom('obligations')
+    .innerJoin('schedules', 'schedules.id', 'obligations.schedule_id')
+    .select(['obligations.id', 'obligations.due_date', 'schedules.timezone'])
+    .where('schedules.collection_method', 'in', ['auto_debit', 'mixed'])
+    .where('obligations.status', 'in', ['pending', 'partially_paid', 'overdue'])
+    .execute();
+  for (const row of open) {
+    const start = Temporal.PlainDate.from(row.due_date)
+      .toZonedDateTime({ timeZone: row.timezone })
+      .startOfDay();
+    await db
+      .updateTable('obligations')
+      .set({ collect_at: new Date(start.epochMilliseconds).toISOString() })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  await db.schema
+    .createIndex('obligations_to_collect')
+    .on('obligations')
+    .column('collect_at')
+    .where(sql.ref('collect_at'), 'is not', null)
+    .execute();
+
+  await db.schema
+    .createTable('attempts')
+    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('workspace_id', id, (c) => c.notNull().references('workspaces.id'))
+    .addColumn('mode', 'text', (c) => c.notNull())
+    .addColumn('schedule_id', id, (c) => c.notNull().references('schedules.id'))
+    .addColumn('obligation_id', id, (c) => c.notNull().references('obligations.id'))
+    .addColumn('mandate_id', id)
+    .addColumn('provider', 'text')
+    .addColumn('amount', money, (c) => c.notNull())
+    .addColumn('currency', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('scheduled_for', instant, (c) => c.notNull())
+    .addColumn('attempted_at', instant)
+    .addColumn('attempt_number', 'integer', (c) => c.notNull())
+    .addColumn('first_failed_at', instant)
+    .addColumn('failure_code', 'text')
+    .addColumn('failure_message', 'text')
+    .addColumn('next_retry_at', instant)
+    .addColumn('no_retry_reason', 'text')
+    .addColumn('blocked_reason', 'text')
+    .addColumn('payment_id', id)
+    .addColumn('provider_reference', 'text')
+    .addColumn('created_at', instant, (c) => c.notNull())
+    .addColumn('updated_at', instant, (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('attempts_list')
+    .on('attempts')
+    .columns(['workspace_id', 'mode', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('attempts_try')
+    .on('attempts')
+    .columns(['obligation_id', 'attempt_number'])
+    .unique()
+    .execute();
+  await db.schema.createIndex('attempts_schedule').on('attempts').columns(['schedule_id', 'id']).execute();
+  // What the run sweep looks at: attempts waiting for their time or for their cause to go, and charges in flight.
+  await db.schema
+    .createIndex('attempts_to_run')
+    .on('attempts')
+    .column('scheduled_for')
+    .where(sql.ref('status'), 'in', ['scheduled', 'blocked', 'processing'])
+    .execute();
+}

@@ -1,0 +1,88 @@
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
+import type { TenantRef } from '../../lib/tenant.js';
+import type { AttemptListQuery } from './attempts.schemas.js';
+import type { AttemptStatus, AttemptsTable } from './attempts.table.js';
+
+/** Inserts an attempt; an obligation's try number is unique, so a second sweep making the same one makes none. */
+export async function insert(db: DbOrTrx, row: AttemptsTable): Promise<boolean> {
+  const result = await db
+    .insertInto('attempts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['obligation_id', 'attempt_number']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
+  return db
+    .selectFrom('attempts')
+    .selectAll()
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .executeTakeFirst();
+}
+
+/** Changes an attempt only while it is in one of `from`. */
+export function updateIn(
+  db: DbOrTrx,
+  id: string,
+  from: readonly AttemptStatus[],
+  changes: Partial<AttemptsTable>,
+) {
+  return db
+    .updateTable('attempts')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function list(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  query: AttemptListQuery & { limit: number },
+  afterId: string | undefined,
+) {
+  let q = db.selectFrom('attempts').selectAll().where(inTenant(tenant));
+  if (query.status) q = q.where('status', '=', query.status);
+  if (query.schedule_id) q = q.where('schedule_id', '=', query.schedule_id);
+  if (query.obligation_id) q = q.where('obligation_id', '=', query.obligation_id);
+  return q.$call(newestFirst(afterId, query.limit)).execute();
+}
+
+/** Obligations of active automatic schedules whose first attempt is due (`collect_at`). */
+export function obligationsToCollect(db: DbOrTrx, group: TenantGroup, now: string, limit: number) {
+  return db
+    .selectFrom('obligations')
+    .select(['id', 'workspace_id'])
+    .where(inTenantGroup(group))
+    .where('collect_at', '<=', now)
+    .where('schedule_id', 'in', (eb) =>
+      eb.selectFrom('schedules').select('schedules.id').where('schedules.status', '=', 'active'),
+    )
+    .orderBy('collect_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Attempts the run sweep takes: scheduled or blocked ones whose time has come, and charges left in flight by a
+ * worker that stopped (processing since before `staleBefore`): they are charged again under the same key.
+ */
+export function toRun(db: DbOrTrx, group: TenantGroup, now: string, staleBefore: string, limit: number) {
+  return db
+    .selectFrom('attempts')
+    .select(['id', 'workspace_id'])
+    .where(inTenantGroup(group))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', 'in', ['scheduled', 'blocked']), eb('scheduled_for', '<=', now)]),
+        eb.and([eb('status', '=', 'processing'), eb('attempted_at', '<=', staleBefore)]),
+      ]),
+    )
+    .orderBy('scheduled_for')
+    .limit(limit)
+    .execute();
+}

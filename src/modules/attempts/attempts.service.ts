@@ -1,0 +1,332 @@
+import type { AppContext } from '../../context.js';
+import type { Trx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { recordEvent } from '../../events/outbox.js';
+import { notFound } from '../../lib/app-error.js';
+import { type Page, paginate } from '../../lib/cursor.js';
+import { newId } from '../../lib/ids.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import type { ChargeResult } from '../../ports/payment-providers.js';
+import { appendEntry } from '../ledger/ledger.service.js';
+import * as mandates from '../mandates/mandates.repository.js';
+import { applyPayment } from '../payments/payments.service.js';
+import { isApproved } from '../providers/providers.service.js';
+import * as obligations from '../schedules/obligations.repository.js';
+import * as schedules from '../schedules/schedules.repository.js';
+import { OPEN_OBLIGATION } from '../schedules/schedules.table.js';
+import * as tracks from '../tracks/tracks.repository.js';
+import * as repo from './attempts.repository.js';
+import type { Attempt, AttemptListQuery } from './attempts.schemas.js';
+import type { AttemptsTable, BlockedReason } from './attempts.table.js';
+
+const DAY_MS = 86_400_000;
+/** Retries of a retryable failure, in days after the first failure: four tries in all. */
+const RETRY_AFTER_DAYS = [1, 3, 7] as const;
+
+export function toApi(row: AttemptsTable): Attempt {
+  return {
+    id: row.id,
+    schedule_id: row.schedule_id,
+    obligation_id: row.obligation_id,
+    mandate_id: row.mandate_id,
+    provider: row.provider,
+    amount: row.amount,
+    currency: row.currency,
+    status: row.status,
+    scheduled_for: row.scheduled_for,
+    attempted_at: row.attempted_at,
+    attempt_number: row.attempt_number,
+    failure_code: row.failure_code,
+    failure_message: row.failure_message,
+    next_retry_at: row.next_retry_at,
+    no_retry_reason: row.no_retry_reason,
+    blocked_reason: row.blocked_reason,
+    payment_id: row.payment_id,
+    created_at: row.created_at,
+  };
+}
+
+export async function getAttempt(ctx: AppContext, tenant: TenantRef, id: string): Promise<Attempt> {
+  const row = await repo.findById(ctx.db, tenant, id);
+  if (!row) throw notFound('attempt', id);
+  return toApi(row);
+}
+
+export function listAttempts(
+  ctx: AppContext,
+  tenant: TenantRef,
+  query: AttemptListQuery,
+): Promise<Page<Attempt>> {
+  return paginate(
+    query,
+    'attempt',
+    (limit, afterId) => repo.list(ctx.db, tenant, { ...query, limit }, afterId),
+    toApi,
+  );
+}
+
+/** A new attempt for an obligation, scheduled for `at`; false when that try already exists. */
+async function schedule(
+  trx: Trx,
+  tenant: Tenant,
+  base: { scheduleId: string; obligationId: string; amount: number; currency: string },
+  tryNumber: number,
+  at: string,
+  firstFailedAt: string | null,
+): Promise<boolean> {
+  const created = tenant.clock.now();
+  const row: AttemptsTable = {
+    id: newId('attempt', created),
+    workspace_id: tenant.workspaceId,
+    mode: tenant.mode,
+    schedule_id: base.scheduleId,
+    obligation_id: base.obligationId,
+    mandate_id: null,
+    provider: null,
+    amount: base.amount,
+    currency: base.currency,
+    status: 'scheduled',
+    scheduled_for: at,
+    attempted_at: null,
+    attempt_number: tryNumber,
+    first_failed_at: firstFailedAt,
+    failure_code: null,
+    failure_message: null,
+    next_retry_at: null,
+    no_retry_reason: null,
+    blocked_reason: null,
+    payment_id: null,
+    provider_reference: null,
+    created_at: created.toISOString(),
+    updated_at: created.toISOString(),
+  };
+  if (!(await repo.insert(trx, row))) return false;
+  await recordEvent(trx, tenant, 'attempt.created', toApi(row));
+  return true;
+}
+
+/** The first attempt of an obligation whose time to collect has come (once: `collect_at` is cleared with it). */
+export async function createFirstAttempt(
+  ctx: AppContext,
+  tenant: Tenant,
+  obligationId: string,
+): Promise<boolean> {
+  return inTransaction(ctx, async (trx) => {
+    const now = tenant.clock.now().toISOString();
+    const claimed = await trx
+      .updateTable('obligations')
+      .set({ collect_at: null })
+      .where('id', '=', obligationId)
+      .where('collect_at', 'is not', null)
+      .where('status', 'in', OPEN_OBLIGATION)
+      .returningAll()
+      .executeTakeFirst();
+    if (!claimed) return false;
+    return schedule(
+      trx,
+      tenant,
+      {
+        scheduleId: claimed.schedule_id,
+        obligationId: claimed.id,
+        amount: claimed.amount - claimed.amount_paid,
+        currency: claimed.currency,
+      },
+      1,
+      now,
+      null,
+    );
+  });
+}
+
+type Decision =
+  | { run: false; cancel: true }
+  | { run: false; cancel: false; blocked: BlockedReason }
+  /** The schedule is paused: the attempt waits as it is. */
+  | { run: false; cancel: false; blocked: null }
+  | { run: true; attempt: AttemptsTable };
+
+/**
+ * Whether an attempt may charge now: its obligation still owes and its schedule is active; the schedule has an
+ * active mandate; in live mode its provider has approved the workspace (that cause comes first). A runnable
+ * attempt is claimed (processing) in the same transaction, so two sweeps never charge it both.
+ */
+async function decide(trx: Trx, tenant: Tenant, attempt: AttemptsTable): Promise<Decision> {
+  const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
+  const owner = await schedules.findRow(trx, tenant, attempt.schedule_id);
+  if (!obligation || !OPEN_OBLIGATION.includes(obligation.status) || owner?.status === 'cancelled') {
+    return { run: false, cancel: true };
+  }
+  const mandate = await mandates.forCollection(trx, tenant, attempt.schedule_id);
+  if (tenant.mode === 'live' && mandate && !(await isApproved(trx, tenant, mandate.provider))) {
+    return { run: false, cancel: false, blocked: 'provider_approval_required' };
+  }
+  if (mandate?.status !== 'active') return { run: false, cancel: false, blocked: 'no_active_mandate' };
+  if (owner?.status !== 'active') return { run: false, cancel: false, blocked: null };
+  const track = obligation.track_id ? await tracks.findById(trx, tenant, obligation.track_id) : undefined;
+  const owed = obligation.amount - obligation.amount_paid;
+  const amount = track ? Math.min(owed, track.balance) : owed;
+  if (amount <= 0) return { run: false, cancel: true };
+  const now = tenant.clock.now().toISOString();
+  const claimed = await repo.updateIn(trx, attempt.id, ['scheduled', 'blocked'], {
+    status: 'processing',
+    attempted_at: now,
+    mandate_id: mandate.id,
+    provider: mandate.provider,
+    amount,
+    blocked_reason: null,
+    updated_at: now,
+  });
+  return claimed
+    ? { run: true, attempt: claimed }
+    : { run: false, cancel: false, blocked: 'no_active_mandate' };
+}
+
+/** The ledger entry of a collection's outcome: a marker beside the payment's own entry, moving no money. */
+async function ledgerEntry(
+  trx: Trx,
+  tenant: Tenant,
+  attempt: AttemptsTable,
+  type: 'collection.succeeded' | 'collection.failed',
+) {
+  const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
+  const track = obligation?.track_id ? await tracks.findById(trx, tenant, obligation.track_id) : undefined;
+  await appendEntry(trx, tenant, {
+    type,
+    trackId: track?.id ?? null,
+    customerId: track?.customer_id ?? null,
+    amount: 0,
+    balanceAfter: track?.balance ?? null,
+    currency: attempt.currency,
+    refs: {
+      attemptId: attempt.id,
+      obligationId: attempt.obligation_id,
+      ...(attempt.payment_id ? { paymentId: attempt.payment_id } : {}),
+    },
+  });
+}
+
+/** Records what the provider answered, in one transaction: the payment through the money core, or the failure and its retry. */
+async function record(
+  ctx: AppContext,
+  tenant: Tenant,
+  attempt: AttemptsTable,
+  result: ChargeResult,
+): Promise<void> {
+  await inTransaction(ctx, async (trx) => {
+    const now = tenant.clock.now().toISOString();
+    if (result.status === 'succeeded') {
+      const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
+      if (!obligation?.track_id) throw new Error(`attempt ${attempt.id}: its obligation has no plan to pay`);
+      const outcome = await applyPayment(trx, tenant, {
+        trackId: obligation.track_id,
+        amount: attempt.amount,
+        method: 'direct_debit',
+        paidAt: now,
+        reference: null,
+        source: 'provider',
+        metadata: { attemptId: attempt.id, providerReference: result.providerReference },
+      });
+      if (!outcome.ok)
+        throw new Error(
+          `attempt ${attempt.id}: the plan refused the collected payment (${outcome.refusal.code})`,
+        );
+      const done = await repo.updateIn(trx, attempt.id, ['processing'], {
+        status: 'succeeded',
+        payment_id: outcome.payment.id,
+        provider_reference: result.providerReference,
+        updated_at: now,
+      });
+      if (!done) return;
+      await ledgerEntry(trx, tenant, done, 'collection.succeeded');
+      await recordEvent(trx, tenant, 'attempt.succeeded', toApi(done));
+      return;
+    }
+    const firstFailedAt = attempt.first_failed_at ?? now;
+    const retryDays = RETRY_AFTER_DAYS[attempt.attempt_number - 1];
+    const retryAt =
+      result.retryable && retryDays !== undefined
+        ? new Date(Date.parse(firstFailedAt) + retryDays * DAY_MS).toISOString()
+        : null;
+    const failed = await repo.updateIn(trx, attempt.id, ['processing'], {
+      status: 'failed',
+      first_failed_at: firstFailedAt,
+      failure_code: result.code,
+      failure_message: result.message,
+      next_retry_at: retryAt,
+      no_retry_reason: retryAt ? null : result.retryable ? 'retries_exhausted' : 'not_retryable',
+      updated_at: now,
+    });
+    if (!failed) return;
+    await ledgerEntry(trx, tenant, failed, 'collection.failed');
+    await recordEvent(trx, tenant, 'attempt.failed', toApi(failed));
+    if (retryAt) {
+      await schedule(
+        trx,
+        tenant,
+        {
+          scheduleId: failed.schedule_id,
+          obligationId: failed.obligation_id,
+          amount: failed.amount,
+          currency: failed.currency,
+        },
+        failed.attempt_number + 1,
+        retryAt,
+        firstFailedAt,
+      );
+    }
+  });
+}
+
+/**
+ * Runs one attempt: decides (cancelled, blocked, or claimed), charges the provider outside any transaction with
+ * the attempt's id as its idempotency key, and records the answer. An attempt left processing by a worker that
+ * stopped is charged again under the same key, so the provider charges it once. Returns whether anything
+ * changed (a blocked attempt still blocked for the same cause did not).
+ */
+export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): Promise<boolean> {
+  const current = await repo.findById(ctx.db, tenant, id);
+  if (!current) return false;
+  let attempt = current;
+  if (current.status !== 'processing') {
+    const decision = await inTransaction(
+      ctx,
+      async (trx): Promise<{ decided: Decision; changed: boolean }> => {
+        const decided = await decide(trx, tenant, current);
+        if (decided.run) return { decided, changed: true };
+        const now = tenant.clock.now().toISOString();
+        if (decided.cancel) {
+          const cancelled = await repo.updateIn(trx, id, ['scheduled', 'blocked'], {
+            status: 'cancelled',
+            blocked_reason: null,
+            updated_at: now,
+          });
+          return { decided, changed: cancelled !== undefined };
+        }
+        if (
+          decided.blocked === null ||
+          (current.status === 'blocked' && current.blocked_reason === decided.blocked)
+        ) {
+          return { decided, changed: false };
+        }
+        const blocked = await repo.updateIn(trx, id, ['scheduled', 'blocked'], {
+          status: 'blocked',
+          blocked_reason: decided.blocked,
+          updated_at: now,
+        });
+        if (blocked) await recordEvent(trx, tenant, 'attempt.blocked', toApi(blocked));
+        return { decided, changed: blocked !== undefined };
+      },
+    );
+    if (!decision.decided.run) return decision.changed;
+    attempt = decision.decided.attempt;
+  }
+  const provider = ctx.ports.provider(tenant.mode, attempt.provider ?? '');
+  const result = await provider.charge({
+    reference: attempt.id,
+    mandateId: attempt.mandate_id ?? '',
+    amount: attempt.amount,
+    currency: attempt.currency,
+  });
+  await record(ctx, tenant, attempt, result);
+  return true;
+}

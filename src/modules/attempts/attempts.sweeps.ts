@@ -1,0 +1,48 @@
+import { sweepTenant } from '../../clock/tenant-clocks.js';
+import type { SweepDefinition } from '../../jobs/sweeps.js';
+import * as repo from './attempts.repository.js';
+import { createFirstAttempt, runAttempt } from './attempts.service.js';
+
+const BATCH = 200;
+/** A charge in flight this long belongs to a worker that stopped: it is charged again, under the same key. */
+const STALE_CHARGE_MS = 2 * 60_000;
+
+/** The first attempt of each obligation of an active automatic schedule, once its due date begins. */
+export const createAttemptsSweep: SweepDefinition = {
+  name: 'attempts.create',
+  everyMs: 60_000,
+  async run(ctx, scope) {
+    const now = scope.now.toISOString();
+    let handled = 0;
+    for (;;) {
+      const due = await repo.obligationsToCollect(ctx.db, scope, now, BATCH);
+      for (const found of due) {
+        if (await createFirstAttempt(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id))
+          handled++;
+      }
+      if (due.length < BATCH) break;
+    }
+    return handled;
+  },
+};
+
+/** Attempts whose time has come, blocked ones whose cause may be gone, and charges left in flight. */
+export const runAttemptsSweep: SweepDefinition = {
+  name: 'attempts.run',
+  everyMs: 60_000,
+  async run(ctx, scope) {
+    const now = scope.now.toISOString();
+    const staleBefore = new Date(scope.now.getTime() - STALE_CHARGE_MS).toISOString();
+    let handled = 0;
+    const seen = new Set<string>();
+    for (;;) {
+      const due = (await repo.toRun(ctx.db, scope, now, staleBefore, BATCH)).filter((a) => !seen.has(a.id));
+      for (const found of due) {
+        seen.add(found.id);
+        if (await runAttempt(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id)) handled++;
+      }
+      if (due.length < BATCH) break;
+    }
+    return handled;
+  },
+};

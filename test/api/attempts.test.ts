@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { runSweepsNow } from '../../src/jobs/sweeps.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import type { Client } from '../helpers/api.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { cliEnv, cliJson } from '../helpers/cli.js';
+import { consent } from '../helpers/consent.js';
+import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
+
+const NOW = '2028-01-20T12:00:00.000Z';
+const DAY_MS = 86_400_000;
+
+let t: TestApp;
+before(async () => {
+  t = await buildTestApp({ clock: new ManualClock(new Date(NOW)) });
+});
+after(() => t.close());
+
+/** A plan with a monthly auto_debit schedule whose first obligation falls due on 2028-01-25. */
+async function autoDebit(api: Client, fixedAmount: number, method = 'auto_debit') {
+  const customer = await newCustomer(api);
+  const plan = await newTrack(api, { customerId: customer.id, amount: 3 * fixedAmount });
+  const res = await api.post('/collection-schedules', {
+    target_type: 'payment_plan',
+    target_id: plan.id,
+    frequency: 'monthly',
+    fixed_amount: fixedAmount,
+    start_date: '2028-01-25T09:00:00Z',
+    end_date: '2028-03-25T09:00:00Z',
+    collection_method: method,
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return { customer, plan, schedule: res.body.data };
+}
+
+async function activeMandate(api: Client, scheduleId: string, provider = 'gatewayA') {
+  const created = await api.post('/payment-mandates', {
+    payer_type: 'customer',
+    provider,
+    schedule_id: scheduleId,
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  assert.equal((await consent(t, created.body.data.consent_url, 'approve')).statusCode, 200);
+  return created.body.data;
+}
+
+async function attemptsOf(api: Client, scheduleId: string) {
+  const res = await api.get(`/collection-attempts?schedule_id=${scheduleId}&limit=100`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return [...res.body.data.items].reverse() as Record<string, unknown>[];
+}
+
+const advanceTo = (api: Client, to: string) => api.post('/account/test-clock/advance', { to });
+
+describe('collection attempts', () => {
+  test('nothing is attempted before the due date; on it, the active mandate is charged and the payment pays the obligation', async () => {
+    const { api } = await newWorkspace(t);
+    const { plan, schedule } = await autoDebit(api, 30_000);
+    const mandate = await activeMandate(api, schedule.id);
+    await advanceTo(api, '2028-01-24T23:59:59Z');
+    assert.deepEqual(await attemptsOf(api, schedule.id), []);
+
+    const moved = await advanceTo(api, '2028-01-25T00:00:00Z');
+    assert.equal(moved.body.data.ran['attempts.create'], 1);
+    const [attempt] = await attemptsOf(api, schedule.id);
+    assert.equal(attempt?.status, 'succeeded');
+    assert.equal(attempt?.attempt_number, 1);
+    assert.equal(attempt?.mandate_id, mandate.id);
+    assert.equal(attempt?.provider, 'gatewayA');
+    assert.equal(attempt?.amount, 30_000);
+    assert.equal(attempt?.attempted_at, '2028-01-25T00:00:00.000Z');
+    const payment = (await api.get(`/payments/${attempt?.payment_id}`)).body.data;
+    assert.equal(payment.source, 'provider');
+    assert.equal(payment.method, 'direct_debit');
+    assert.equal(payment.amount, 30_000);
+    assert.equal(payment.allocations[0].amount, 30_000);
+    const obligations = (await api.get(`/collection-schedules/${schedule.id}/obligations`)).body.data.items;
+    assert.equal(obligations.at(-1).status, 'paid');
+    assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 60_000);
+    const ledger = (await api.get(`/tracks/${plan.id}/ledger?type=collection.succeeded`)).body.data.items;
+    assert.equal(ledger.length, 1);
+    assert.equal(ledger[0].amount, 0);
+    const types = (await api.get('/events?limit=100')).body.data.items.map((e: { type: string }) => e.type);
+    assert.ok(types.includes('attempt.created') && types.includes('attempt.succeeded'));
+    // Only the due obligation was attempted; the others wait for their dates.
+    assert.equal((await attemptsOf(api, schedule.id)).length, 1);
+  });
+
+  test('without an active mandate the attempt is blocked, and runs once a mandate is approved', async () => {
+    const { api } = await newWorkspace(t);
+    const { schedule } = await autoDebit(api, 20_000, 'mixed');
+    await advanceTo(api, '2028-01-25T08:00:00Z');
+    const [blocked] = await attemptsOf(api, schedule.id);
+    assert.equal(blocked?.status, 'blocked');
+    assert.equal(blocked?.blocked_reason, 'no_active_mandate');
+    const again = await api.post('/account/test-clock/advance', { hours: 1 });
+    assert.equal(again.body.data.ran['attempts.run'], 0, 'still blocked for the same cause: nothing changed');
+
+    await activeMandate(api, schedule.id);
+    await api.post('/account/test-clock/advance', { hours: 1 });
+    const [ran] = await attemptsOf(api, schedule.id);
+    assert.equal(ran?.id, blocked?.id);
+    assert.equal(ran?.status, 'succeeded');
+    assert.equal(ran?.blocked_reason, null);
+    const events = (await api.get('/events?type=attempt.blocked')).body.data.items;
+    assert.equal(events.length, 1);
+  });
+
+  test('a retryable failure (amount ending in 13) is retried 1, 3 and 7 days after the first failure, then given up', async () => {
+    const { api } = await newWorkspace(t);
+    const { schedule } = await autoDebit(api, 10_013);
+    await activeMandate(api, schedule.id);
+    await advanceTo(api, '2028-01-25T00:00:00Z');
+    const first = Date.parse('2028-01-25T00:00:00Z');
+    let attempts = await attemptsOf(api, schedule.id);
+    assert.equal(attempts[0]?.status, 'failed');
+    assert.equal(attempts[0]?.failure_code, 'insufficient_funds');
+    assert.equal(attempts[0]?.next_retry_at, new Date(first + DAY_MS).toISOString());
+    assert.equal(attempts[0]?.no_retry_reason, null);
+    assert.equal(attempts[1]?.status, 'scheduled');
+    assert.equal(attempts[1]?.scheduled_for, new Date(first + DAY_MS).toISOString());
+
+    for (const [days, tryNumber] of [
+      [1, 2],
+      [3, 3],
+      [7, 4],
+    ] as const) {
+      await advanceTo(api, new Date(first + days * DAY_MS).toISOString());
+      attempts = await attemptsOf(api, schedule.id);
+      const tried = attempts[tryNumber - 1];
+      assert.equal(tried?.attempt_number, tryNumber);
+      assert.equal(tried?.status, 'failed');
+      assert.equal(tried?.attempted_at, new Date(first + days * DAY_MS).toISOString());
+    }
+    assert.equal(attempts.length, 4);
+    assert.equal(attempts[1]?.next_retry_at, new Date(first + 3 * DAY_MS).toISOString());
+    assert.equal(attempts[2]?.next_retry_at, new Date(first + 7 * DAY_MS).toISOString());
+    assert.equal(attempts[3]?.next_retry_at, null);
+    assert.equal(attempts[3]?.no_retry_reason, 'retries_exhausted');
+    await api.post('/account/test-clock/advance', { days: 30 });
+    assert.equal(
+      (await attemptsOf(api, schedule.id)).filter((a) => a.obligation_id === attempts[0]?.obligation_id)
+        .length,
+      4,
+    );
+  });
+
+  test('a failure that cannot be retried (amount ending in 14) is not retried', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const { schedule } = await autoDebit(api, 10_014);
+    await activeMandate(api, schedule.id);
+    await advanceTo(api, '2028-01-25T00:00:00Z');
+    const attempts = await attemptsOf(api, schedule.id);
+    assert.equal(attempts.length, 1);
+    assert.equal(attempts[0]?.failure_code, 'account_closed');
+    assert.equal(attempts[0]?.next_retry_at, null);
+    assert.equal(attempts[0]?.no_retry_reason, 'not_retryable');
+    const ledger = await t.ctx.db
+      .selectFrom('ledger_entries')
+      .select(['type', 'amount'])
+      .where('workspace_id', '=', workspaceId)
+      .where('type', '=', 'collection.failed')
+      .execute();
+    assert.deepEqual(ledger, [{ type: 'collection.failed', amount: 0 }]);
+  });
+
+  test('a revoked mandate stops the attempts: the next one is blocked', async () => {
+    const { api } = await newWorkspace(t);
+    const { schedule } = await autoDebit(api, 10_000);
+    const mandate = await activeMandate(api, schedule.id);
+    await advanceTo(api, '2028-01-25T00:00:00Z');
+    await api.post(`/payment-mandates/${mandate.id}/revoke`, { reason: 'asked to stop' });
+    await advanceTo(api, '2028-02-25T00:00:00Z');
+    const attempts = await attemptsOf(api, schedule.id);
+    assert.deepEqual(
+      attempts.map((a) => [a.status, a.blocked_reason]),
+      [
+        ['succeeded', null],
+        ['blocked', 'no_active_mandate'],
+      ],
+    );
+  });
+
+  test('a paused schedule makes no attempt until resumed; a cancelled one cancels its waiting attempts', async () => {
+    const { api } = await newWorkspace(t);
+    const { schedule } = await autoDebit(api, 10_000);
+    await api.patch(`/collection-schedules/${schedule.id}`, { action: 'pause' });
+    await advanceTo(api, '2028-01-25T06:00:00Z');
+    assert.deepEqual(await attemptsOf(api, schedule.id), []);
+    await api.patch(`/collection-schedules/${schedule.id}`, { action: 'resume' });
+    await api.post('/account/test-clock/advance', { hours: 1 });
+    const [waiting] = await attemptsOf(api, schedule.id);
+    assert.equal(waiting?.status, 'blocked');
+    await api.patch(`/collection-schedules/${schedule.id}`, { action: 'cancel' });
+    await api.post('/account/test-clock/advance', { hours: 1 });
+    assert.equal((await attemptsOf(api, schedule.id))[0]?.status, 'cancelled');
+  });
+
+  test('live mode: without the provider approval the attempt is blocked (provider_approval_required), then runs', async () => {
+    const { live, workspaceId } = await newWorkspace(t);
+    const { schedule } = await autoDebit(live, 10_000);
+    await activeMandate(live, schedule.id, 'gatewayB');
+    // Live mode runs on real time: the due date is the app clock's, and the sweeps run as the worker runs them.
+    t.clock.set(new Date('2028-01-25T00:00:00Z'));
+    try {
+      await runSweepsNow(t.ctx, { mode: 'live', now: t.clock.now() });
+      const [blocked] = await attemptsOf(live, schedule.id);
+      assert.equal(blocked?.status, 'blocked');
+      assert.equal(blocked?.blocked_reason, 'provider_approval_required');
+      const mandate = (await live.get(`/payment-mandates?limit=1`)).body.data.items[0];
+      assert.equal(mandate.status, 'pending', 'consented, waiting for the provider');
+
+      await cliJson(
+        cliEnv(t.database),
+        'provider',
+        'set',
+        '--workspace',
+        workspaceId,
+        '--provider',
+        'gatewayB',
+        '--mode',
+        'live',
+        '--approved',
+        '--json',
+      );
+      await runSweepsNow(t.ctx, { mode: 'live', now: t.clock.now() });
+      const [ran] = await attemptsOf(live, schedule.id);
+      // The live provider has no adapter on this server: the charge fails clearly and will be retried.
+      assert.equal(ran?.status, 'failed');
+      assert.equal(ran?.failure_code, 'provider_unavailable');
+      assert.ok(ran?.next_retry_at);
+    } finally {
+      t.clock.set(new Date(NOW));
+    }
+  });
+
+  test('filters by status, schedule_id and obligation_id; attempts:read reads; other workspaces see none', async () => {
+    const { api } = await newWorkspace(t);
+    const a = await autoDebit(api, 10_013);
+    const b = await autoDebit(api, 10_000);
+    await activeMandate(api, a.schedule.id);
+    await advanceTo(api, '2028-01-25T00:00:00Z');
+    const all = (await api.get('/collection-attempts')).body.data.items;
+    assert.equal(all.length, 3);
+    const failed = (await api.get('/collection-attempts?status=failed')).body.data.items;
+    assert.equal(failed.length, 1);
+    const ofB = (await api.get(`/collection-attempts?schedule_id=${b.schedule.id}`)).body.data.items;
+    assert.deepEqual(
+      ofB.map((x: { status: string }) => x.status),
+      ['blocked'],
+    );
+    const byObligation = (await api.get(`/collection-attempts?obligation_id=${failed[0].obligation_id}`)).body
+      .data.items;
+    assert.equal(byObligation.length, 2);
+    assert.equal((await api.get(`/collection-attempts/${failed[0].id}`)).body.data.id, failed[0].id);
+    const other = await newWorkspace(t);
+    assert.equal((await other.api.get(`/collection-attempts/${failed[0].id}`)).status, 404);
+    assert.equal((await api.get('/collection-attempts?status=done')).status, 422);
+  });
+});
