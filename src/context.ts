@@ -11,6 +11,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { modules } from './modules/index.js';
 import { registryOf } from './modules/manifest.js';
 import { createPorts, type Ports } from './ports/ports.js';
+import { chargeRecordIn } from './ports/simulated-charges.js';
 
 /** What the module manifests add up to: every job, sweep, event subscriber and event type. */
 export interface Registry {
@@ -49,12 +50,13 @@ export interface ContextOptions {
 const registry = registryOf(modules, { jobs: [sweepJob], sweeps: [idempotencyExpirySweep] });
 
 export function createContext(options: ContextOptions): AppContext {
+  const clock = options.clock ?? systemClock;
   return {
     config: options.config,
     db: options.db,
     dialect: options.dialect,
-    clock: options.clock ?? systemClock,
-    ports: options.ports ?? createPorts(options.config),
+    clock,
+    ports: options.ports ?? createPorts(options.config, chargeRecordIn(options.db, clock)),
     registry,
     metrics: createMetrics(),
   };

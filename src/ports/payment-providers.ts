@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ChargeRecord } from './simulated-charges.js';
 
 /** Failure codes every provider's answers are normalised to. */
 export const FAILURE_CODES = [
@@ -52,22 +53,27 @@ function failed(code: FailureCode, message: string): ChargeResult {
   return { status: 'failed', code, message, retryable: isRetryable(code) };
 }
 
+function simulatedCharge(amount: number): ChargeResult {
+  if (amount % 100 === 13) return failed('insufficient_funds', 'The simulated account has too little money.');
+  if (amount % 100 === 14) return failed('account_closed', 'The simulated account is closed.');
+  return { status: 'succeeded', providerReference: `sim_chg_${randomBytes(8).toString('hex')}` };
+}
+
 /**
  * Test mode's provider, whatever the provider's name: charges succeed, except amounts ending in 13
- * (`insufficient_funds`, retryable) and in 14 (`account_closed`, not retryable).
+ * (`insufficient_funds`, retryable) and in 14 (`account_closed`, not retryable). With a record, it honours the
+ * idempotency key as a real provider does: a reference charged before answers as it did and is not charged again.
  */
-export function simulatedProvider(name: string): PaymentProvider {
+export function simulatedProvider(name: string, record?: ChargeRecord): PaymentProvider {
   return {
     name,
     simulated: true,
     async createMandate() {
       return { providerMandateId: `sim_mdt_${randomBytes(8).toString('hex')}` };
     },
-    async charge({ amount }) {
-      if (amount % 100 === 13)
-        return failed('insufficient_funds', 'The simulated account has too little money.');
-      if (amount % 100 === 14) return failed('account_closed', 'The simulated account is closed.');
-      return { status: 'succeeded', providerReference: `sim_chg_${randomBytes(8).toString('hex')}` };
+    async charge(request) {
+      const result = simulatedCharge(request.amount);
+      return record ? record.once(name, request, result) : result;
     },
   };
 }

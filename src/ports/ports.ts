@@ -3,6 +3,7 @@ import type { Mode } from '../lib/tenant.js';
 import { type MessageSender, simulatedSender, unconfiguredSender } from './messages.js';
 import { createOutboundHttp, type OutboundHttp } from './outbound-http.js';
 import { type PaymentProvider, simulatedProvider, unavailableProvider } from './payment-providers.js';
+import type { ChargeRecord } from './simulated-charges.js';
 
 /**
  * The outside world, behind interfaces on the app context. Mail, messages and payment providers are chosen by
@@ -15,7 +16,8 @@ export interface Ports {
   provider(mode: Mode, name: string): PaymentProvider;
 }
 
-export function createPorts(config: Readonly<Config>): Ports {
+/** `charges`: where the test-mode provider keeps its charges (by idempotency key); none in unit tests. */
+export function createPorts(config: Readonly<Config>, charges?: ChargeRecord): Ports {
   const http = createOutboundHttp({ allowPrivate: config.webhookAllowPrivate });
   const liveMessages = unconfiguredSender({
     email: 'e-mail is not configured: set SMTP_URL',
@@ -25,6 +27,7 @@ export function createPorts(config: Readonly<Config>): Ports {
   return {
     http,
     messages: (mode) => (mode === 'test' ? simulatedSender : liveMessages),
-    provider: (mode, name) => (mode === 'test' ? simulatedProvider(name) : unavailableProvider(name)),
+    provider: (mode, name) =>
+      mode === 'test' ? simulatedProvider(name, charges) : unavailableProvider(name),
   };
 }

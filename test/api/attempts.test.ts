@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createContext } from '../../src/context.js';
 import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
@@ -257,5 +258,54 @@ describe('collection attempts', () => {
     const other = await newWorkspace(t);
     assert.equal((await other.api.get(`/collection-attempts/${failed[0].id}`)).status, 404);
     assert.equal((await api.get('/collection-attempts?status=done')).status, 422);
+  });
+
+  test('a worker stopped in the middle of a charge: another takes it over, the provider charges once, one payment', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const { plan, schedule } = await autoDebit(api, 10_000);
+    await activeMandate(api, schedule.id);
+    // A worker whose process dies right after the provider took the charge: its call never comes back.
+    const dying = createContext({
+      config: t.ctx.config,
+      db: t.ctx.db,
+      dialect: t.ctx.dialect,
+      clock: t.clock,
+      ports: {
+        ...t.ctx.ports,
+        provider: (mode, name) => {
+          const real = t.ctx.ports.provider(mode, name);
+          return {
+            ...real,
+            async charge(request) {
+              await real.charge(request);
+              throw new Error('worker killed');
+            },
+          };
+        },
+      },
+    });
+    await assert.rejects(
+      runSweepsNow(dying, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') }),
+      /worker killed/,
+    );
+    const [inFlight] = await attemptsOf(api, schedule.id);
+    assert.equal(inFlight?.status, 'processing');
+
+    // Within two minutes the charge is still the first worker's; after, the next worker takes it over.
+    await advanceTo(api, '2028-01-25T00:01:00Z');
+    assert.equal((await attemptsOf(api, schedule.id))[0]?.status, 'processing');
+    await advanceTo(api, '2028-01-25T00:02:00Z');
+    const [done] = await attemptsOf(api, schedule.id);
+    assert.equal(done?.status, 'succeeded');
+    const charges = await t.ctx.db
+      .selectFrom('simulated_charges')
+      .selectAll()
+      .where('reference', '=', String(done?.id))
+      .execute();
+    assert.equal(charges.length, 1, 'the provider charged once');
+    const payments = (await api.get(`/tracks/${plan.id}/payments`)).body.data.items;
+    assert.equal(payments.length, 1);
+    assert.equal(payments[0].id, done?.payment_id);
+    assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 20_000);
   });
 });

@@ -3,7 +3,7 @@ import { Temporal } from 'temporal-polyfill';
 import { columnTypes, type DialectName } from '../dialect.js';
 
 /**
- * Frozen. Collection attempts, and on each obligation of an automatic schedule the time its first attempt is
+ * Frozen. Collection attempts, the test-mode provider's charges, and on each obligation of an automatic schedule the time its first attempt is
  * due (`collect_at`, the start of its due date in the schedule's zone; cleared once the attempt exists).
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types
@@ -36,6 +36,18 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .on('obligations')
     .column('collect_at')
     .where(sql.ref('collect_at'), 'is not', null)
+    .execute();
+
+  // The test-mode provider's own record of charges, by the caller's idempotency key: a charge sent again (a
+  // worker taking over another's attempt) answers as the first did and is not made twice.
+  await db.schema
+    .createTable('simulated_charges')
+    .addColumn('reference', 'text', (c) => c.primaryKey())
+    .addColumn('provider', 'text', (c) => c.notNull())
+    .addColumn('amount', money, (c) => c.notNull())
+    .addColumn('currency', 'text', (c) => c.notNull())
+    .addColumn('result', 'text', (c) => c.notNull())
+    .addColumn('created_at', instant, (c) => c.notNull())
     .execute();
 
   await db.schema
