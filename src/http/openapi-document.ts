@@ -183,11 +183,15 @@ function completeOperation(path: string, method: string, operation: Json): void 
     operation.security = [{ apiKey: [scope] }];
     operation['x-required-scope'] = scope;
     operation.description = `${operation.description ? `${operation.description}\n\n` : ''}Scope: \`${scope}\`.`;
+  } else {
+    // Called by others than API clients (a provider's notifications): no key, so no scope and no Idempotency-Key.
+    operation.security = [];
+    operation['x-public'] = true;
   }
   operation.parameters = [
     ...(operation.parameters ?? []),
     { $ref: '#/components/parameters/RequestId' },
-    ...(method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...(method === 'post' && scope ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
   ];
 
   const responses: Json = {};

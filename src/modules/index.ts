@@ -6,6 +6,7 @@ import { ledgerModule } from './ledger/ledger.module.js';
 import { mandatesModule } from './mandates/mandates.module.js';
 import type { ModuleManifest } from './manifest.js';
 import { paymentsModule } from './payments/payments.module.js';
+import { providersModule } from './providers/providers.module.js';
 import { schedulesModule } from './schedules/schedules.module.js';
 import { testClockModule } from './test-clock/test-clock.module.js';
 import { tracksModule } from './tracks/tracks.module.js';
@@ -21,6 +22,7 @@ export const modules: readonly ModuleManifest[] = [
   schedulesModule,
   mandatesModule,
   attemptsModule,
+  providersModule,
   ledgerModule,
   webhooksModule,
   eventsModule,

@@ -3,7 +3,7 @@ import { Temporal } from 'temporal-polyfill';
 import { columnTypes, type DialectName } from '../dialect.js';
 
 /**
- * Frozen. Collection attempts, the test-mode provider's charges, and on each obligation of an automatic schedule the time its first attempt is
+ * Frozen. Collection attempts, providers' notifications, the test-mode provider's charges, and on each obligation of an automatic schedule the time its first attempt is
  * due (`collect_at`, the start of its due date in the schedule's zone; cleared once the attempt exists).
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types
@@ -48,6 +48,19 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('currency', 'text', (c) => c.notNull())
     .addColumn('result', 'text', (c) => c.notNull())
     .addColumn('created_at', instant, (c) => c.notNull())
+    .execute();
+
+  // Every notification a provider sent, by its own id: a notification delivered again answers as the first did.
+  await db.schema
+    .createTable('provider_notifications')
+    .addColumn('setting_id', id, (c) => c.notNull().references('provider_settings.id'))
+    .addColumn('notification_id', 'text', (c) => c.notNull())
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('reference', 'text', (c) => c.notNull())
+    .addColumn('outcome', 'text', (c) => c.notNull())
+    .addColumn('payment_id', id)
+    .addColumn('received_at', instant, (c) => c.notNull())
+    .addPrimaryKeyConstraint('provider_notifications_pk', ['setting_id', 'notification_id'])
     .execute();
 
   await db.schema

@@ -205,14 +205,19 @@ async function ledgerEntry(
   });
 }
 
-/** Records what the provider answered, in one transaction: the payment through the money core, or the failure and its retry. */
-async function record(
-  ctx: AppContext,
+/**
+ * Records what the provider answered for a processing attempt, in the caller's transaction: the payment through
+ * the money core, or the failure and its retry. Returns the attempt as recorded. Throws `AttemptAnswered` when
+ * it was no longer processing (its answer was recorded meanwhile), so that the caller's transaction, payment
+ * included, rolls back.
+ */
+export async function recordOutcome(
+  trx: Trx,
   tenant: Tenant,
   attempt: AttemptsTable,
   result: ChargeResult,
-): Promise<void> {
-  await inTransaction(ctx, async (trx) => {
+): Promise<AttemptsTable> {
+  {
     const now = tenant.clock.now().toISOString();
     if (result.status === 'succeeded') {
       const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
@@ -236,10 +241,10 @@ async function record(
         provider_reference: result.providerReference,
         updated_at: now,
       });
-      if (!done) return;
+      if (!done) throw new AttemptAnswered();
       await ledgerEntry(trx, tenant, done, 'collection.succeeded');
       await recordEvent(trx, tenant, 'attempt.succeeded', toApi(done));
-      return;
+      return done;
     }
     const firstFailedAt = attempt.first_failed_at ?? now;
     const retryDays = RETRY_AFTER_DAYS[attempt.attempt_number - 1];
@@ -256,7 +261,7 @@ async function record(
       no_retry_reason: retryAt ? null : result.retryable ? 'retries_exhausted' : 'not_retryable',
       updated_at: now,
     });
-    if (!failed) return;
+    if (!failed) throw new AttemptAnswered();
     await ledgerEntry(trx, tenant, failed, 'collection.failed');
     await recordEvent(trx, tenant, 'attempt.failed', toApi(failed));
     if (retryAt) {
@@ -274,8 +279,12 @@ async function record(
         firstFailedAt,
       );
     }
-  });
+    return failed;
+  }
 }
+
+/** The attempt's answer was recorded meanwhile; what this transaction did must not stay. */
+export class AttemptAnswered extends Error {}
 
 /**
  * Runs one attempt: decides (cancelled, blocked, or claimed), charges the provider outside any transaction with
@@ -327,6 +336,10 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
     amount: attempt.amount,
     currency: attempt.currency,
   });
-  await record(ctx, tenant, attempt, result);
+  try {
+    await inTransaction(ctx, (trx) => recordOutcome(trx, tenant, attempt, result));
+  } catch (error) {
+    if (!(error instanceof AttemptAnswered)) throw error;
+  }
   return true;
 }

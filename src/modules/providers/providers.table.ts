@@ -14,8 +14,23 @@ export interface ProviderSettingsTable {
   updated_at: string;
 }
 
+export const NOTIFICATION_OUTCOMES = ['recorded', 'already_recorded', 'unmatched'] as const;
+export type NotificationOutcome = (typeof NOTIFICATION_OUTCOMES)[number];
+
+/** A notification a provider sent, kept by its id so that a second delivery changes nothing. */
+export interface ProviderNotificationsTable {
+  setting_id: string;
+  notification_id: string;
+  type: string;
+  reference: string;
+  outcome: NotificationOutcome;
+  payment_id: string | null;
+  received_at: string;
+}
+
 declare module '../../db/schema.js' {
   interface Database {
     provider_settings: ProviderSettingsTable;
+    provider_notifications: ProviderNotificationsTable;
   }
 }

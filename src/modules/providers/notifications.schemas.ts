@@ -1,0 +1,63 @@
+import { type Static, Type } from 'typebox';
+import { Amount, Currency, Instant, Nullable } from '../shared.schemas.js';
+import { NOTIFICATION_OUTCOMES } from './providers.table.js';
+
+export const NOTIFICATION_TYPES = [
+  'transfer.received',
+  'checkout.completed',
+  'charge.succeeded',
+  'charge.failed',
+] as const;
+
+export const ProviderNotification = Type.Object(
+  {
+    id: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "The provider's id of this notification: a second delivery changes nothing.",
+    }),
+    type: Type.Enum(NOTIFICATION_TYPES),
+    reference: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'The virtual account number, the checkout id, or the collection attempt id (att_) it is about.',
+    }),
+    amount: Amount,
+    currency: Currency,
+    occurred_at: Instant,
+    failure_code: Type.Optional(Type.String({ maxLength: 100, description: 'charge.failed: why.' })),
+  },
+  {
+    title: 'ProviderNotification',
+    examples: [
+      {
+        id: 'evt_gw_883104',
+        type: 'charge.succeeded',
+        reference: 'att_01JD7ZE5F6G7H8J9K0M1N2P3Q4',
+        amount: 7500000,
+        currency: 'NGN',
+        occurred_at: '2027-01-31T00:01:10Z',
+      },
+    ],
+    additionalProperties: true,
+  },
+);
+export type ProviderNotification = Static<typeof ProviderNotification>;
+
+export const NotificationReceipt = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String(),
+    outcome: Type.Enum(NOTIFICATION_OUTCOMES, {
+      description:
+        'recorded: it changed what it is about (a payment recorded, an attempt answered); already_recorded: that was done before (by an earlier delivery, or by the charge itself); unmatched: nothing here has that reference.',
+    }),
+    payment_id: Nullable(Type.String()),
+    replayed: Type.Boolean({ description: 'true when this notification id was received before.' }),
+  },
+  { title: 'NotificationReceipt' },
+);
+export type NotificationReceipt = Static<typeof NotificationReceipt>;
+
+export const SettingParams = Type.Object({ settingId: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,0 +1,128 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { tenantClock, testClockOffset } from '../../clock/tenant-clocks.js';
+import type { AppContext } from '../../context.js';
+import { forUpdate } from '../../db/dialect.js';
+import { inTenant } from '../../db/scoping.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { AppError, notFound } from '../../lib/app-error.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { recordOutcome } from '../attempts/attempts.service.js';
+import type { NotificationReceipt, ProviderNotification } from './notifications.schemas.js';
+import type { NotificationOutcome, ProviderNotificationsTable } from './providers.table.js';
+
+/** Whether `signature` (hex) is the HMAC-SHA256 of the raw body keyed with the setting's secret, compared in constant time. */
+export function signatureMatches(secret: string, rawBody: string, signature: string | undefined): boolean {
+  if (typeof signature !== 'string' || !/^[0-9a-f]{64}$/i.test(signature)) return false;
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+}
+
+function receipt(row: ProviderNotificationsTable, replayed: boolean): NotificationReceipt {
+  return {
+    id: row.notification_id,
+    type: row.type,
+    outcome: row.outcome,
+    payment_id: row.payment_id,
+    replayed,
+  };
+}
+
+/**
+ * A provider's signed notification, at the URL `paytrack provider set` printed. A bad signature is refused
+ * (401) and changes nothing; a notification id received before answers as the first delivery did. A charge's
+ * outcome answers its processing attempt (the payment goes through the money core, as when the charge
+ * answers at once); references this server does not know are kept as unmatched, so the provider stops sending.
+ */
+export async function receiveNotification(
+  ctx: AppContext,
+  settingId: string,
+  rawBody: string,
+  signature: string | undefined,
+  notification: ProviderNotification,
+): Promise<NotificationReceipt> {
+  const setting = await ctx.db
+    .selectFrom('provider_settings')
+    .selectAll()
+    .where('id', '=', settingId)
+    .executeTakeFirst();
+  if (!setting) throw notFound('provider setting', settingId);
+  if (!signatureMatches(setting.notification_secret, rawBody, signature)) {
+    throw new AppError(
+      'unauthorized',
+      'The x-provider-signature header is not the HMAC-SHA256 (hex) of the body with this setting’s notification secret.',
+    );
+  }
+  const offset = setting.mode === 'test' ? await testClockOffset(ctx.db, setting.workspace_id) : 0;
+  const tenant: Tenant = {
+    workspaceId: setting.workspace_id,
+    mode: setting.mode,
+    clock: tenantClock(ctx.clock, setting.mode, offset),
+  };
+  return inTransaction(ctx, async (trx) => {
+    const now = tenant.clock.now().toISOString();
+    const row: ProviderNotificationsTable = {
+      setting_id: setting.id,
+      notification_id: notification.id,
+      type: notification.type,
+      reference: notification.reference,
+      outcome: 'unmatched',
+      payment_id: null,
+      received_at: now,
+    };
+    const inserted = await trx
+      .insertInto('provider_notifications')
+      .values(row)
+      .onConflict((oc) => oc.columns(['setting_id', 'notification_id']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+      const first = await trx
+        .selectFrom('provider_notifications')
+        .selectAll()
+        .where('setting_id', '=', setting.id)
+        .where('notification_id', '=', notification.id)
+        .executeTakeFirstOrThrow();
+      return receipt(first, true);
+    }
+    let outcome: NotificationOutcome = 'unmatched';
+    let paymentId: string | null = null;
+    if (notification.type === 'charge.succeeded' || notification.type === 'charge.failed') {
+      const attempt = await forUpdate(
+        ctx.dialect,
+        trx
+          .selectFrom('attempts')
+          .selectAll()
+          .where('id', '=', notification.reference)
+          .where(inTenant(tenant)),
+      ).executeTakeFirst();
+      if (attempt && attempt.status !== 'processing') {
+        outcome = 'already_recorded';
+        paymentId = attempt.payment_id;
+      } else if (attempt) {
+        const recorded = await recordOutcome(
+          trx,
+          tenant,
+          attempt,
+          notification.type === 'charge.succeeded'
+            ? { status: 'succeeded', providerReference: notification.id }
+            : {
+                status: 'failed',
+                code: 'declined',
+                message: `The provider reported the charge failed${notification.failure_code ? ` (${notification.failure_code})` : ''}.`,
+                retryable: false,
+              },
+        );
+        outcome = 'recorded';
+        paymentId = recorded.payment_id;
+      }
+    }
+    if (outcome !== 'unmatched') {
+      await trx
+        .updateTable('provider_notifications')
+        .set({ outcome, payment_id: paymentId })
+        .where('setting_id', '=', setting.id)
+        .where('notification_id', '=', notification.id)
+        .execute();
+    }
+    return receipt({ ...row, outcome, payment_id: paymentId }, false);
+  });
+}
