@@ -41,12 +41,21 @@ export type ChargeResult =
   | { status: 'succeeded'; providerReference: string }
   | { status: 'failed'; code: FailureCode; message: string; retryable: boolean };
 
+/** A bank account number a provider gives a schedule: transfers to it are the schedule's payments. */
+export interface VirtualAccount {
+  bank: string;
+  number: string;
+  name: string;
+}
+
 /** One payment provider behind one interface; live adapters and the test simulator alike. */
 export interface PaymentProvider {
   readonly name: string;
   readonly simulated: boolean;
   createMandate(request: MandateRequest): Promise<{ providerMandateId: string }>;
   charge(request: ChargeRequest): Promise<ChargeResult>;
+  /** A virtual account for `reference` (a schedule); null when this server cannot get one from the provider. */
+  virtualAccount(request: { reference: string; accountName: string }): Promise<VirtualAccount | null>;
 }
 
 function failed(code: FailureCode, message: string): ChargeResult {
@@ -75,6 +84,10 @@ export function simulatedProvider(name: string, record?: ChargeRecord): PaymentP
       const result = simulatedCharge(request.amount);
       return record ? record.once(name, request, result) : result;
     },
+    async virtualAccount({ accountName }) {
+      const digits = String(randomBytes(5).readUIntBE(0, 5) % 100_000_000).padStart(8, '0');
+      return { bank: 'Test Bank (simulated)', number: `99${digits}`, name: accountName };
+    },
   };
 }
 
@@ -89,6 +102,9 @@ export function unavailableProvider(name: string): PaymentProvider {
     },
     async charge() {
       return failed('provider_unavailable', message);
+    },
+    async virtualAccount() {
+      return null;
     },
   };
 }

@@ -193,4 +193,87 @@ describe('POST /provider-notifications/{settingId}', () => {
     assert.equal(notJson.statusCode, 400);
     assert.equal(JSON.parse(notJson.body).error.code, 'invalid_json');
   });
+
+  test('gatewayB schedules get a virtual account; a transfer to it is a payment, once, and what the plan cannot take is refused', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const env = cliEnv(t.database);
+    const gatewayB = await cliJson(
+      env,
+      'provider',
+      'set',
+      '--workspace',
+      workspaceId,
+      '--provider',
+      'gatewayB',
+      '--mode',
+      'test',
+      '--json',
+    );
+    const gatewayA = await cliJson(
+      env,
+      'provider',
+      'set',
+      '--workspace',
+      workspaceId,
+      '--provider',
+      'gatewayA',
+      '--mode',
+      'test',
+      '--json',
+    );
+    const customer = await newCustomer(api, { name: 'Bola Ade' });
+    const plan = await newTrack(api, { customerId: customer.id, amount: 50_000 });
+    const created = await api.post('/collection-schedules', {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'monthly',
+      fixed_amount: 25_000,
+      start_date: '2028-01-25T09:00:00Z',
+      end_date: '2028-02-25T09:00:00Z',
+      collection_method: 'gatewayB_virtual_account',
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const account = created.body.data.virtual_account;
+    assert.match(account.number, /^99\d{8}$/);
+    assert.equal(account.name, 'Bola Ade');
+    assert.ok(account.bank);
+    assert.deepEqual(
+      (await api.get(`/collection-schedules/${created.body.data.id}`)).body.data.virtual_account,
+      account,
+    );
+
+    const transfer = notification(account.number, { type: 'transfer.received', amount: 20_000 });
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => send(gatewayB.id, gatewayB.notification_secret, transfer)),
+    );
+    const receipts = answers.map((a) => JSON.parse(a.body).data);
+    assert.ok(receipts.every((r) => r.outcome === 'recorded' && r.payment_id === receipts[0].payment_id));
+    const payments = (await api.get(`/tracks/${plan.id}/payments`)).body.data.items;
+    assert.equal(payments.length, 1);
+    assert.equal(payments[0].method, 'virtual_account');
+    assert.equal(payments[0].source, 'provider');
+    assert.equal(payments[0].paidAt, '2028-01-25T00:00:05.000Z');
+    assert.equal(payments[0].allocations[0].amount, 20_000);
+
+    const tooMuch = await send(
+      gatewayB.id,
+      gatewayB.notification_secret,
+      notification(account.number, { type: 'transfer.received', amount: 40_000 }),
+    );
+    assert.equal(JSON.parse(tooMuch.body).data.outcome, 'refused');
+    assert.match(JSON.parse(tooMuch.body).data.reason, /more than the plan's remaining balance/);
+    const dollars = await send(
+      gatewayB.id,
+      gatewayB.notification_secret,
+      notification(account.number, { type: 'transfer.received', currency: 'USD' }),
+    );
+    assert.equal(JSON.parse(dollars.body).data.outcome, 'refused');
+    const wrongProvider = await send(
+      gatewayA.id,
+      gatewayA.notification_secret,
+      notification(account.number, { type: 'transfer.received' }),
+    );
+    assert.equal(JSON.parse(wrongProvider.body).data.outcome, 'unmatched');
+    assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 30_000);
+  });
 });

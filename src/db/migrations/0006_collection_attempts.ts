@@ -14,6 +14,16 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   const money = sql.raw(t.money);
 
   await db.schema.alterTable('obligations').addColumn('collect_at', instant).execute();
+  // gatewayB_virtual_account schedules: the account transfers arrive at (JSON), and its number to find it by.
+  await db.schema.alterTable('schedules').addColumn('virtual_account', 'text').execute();
+  await db.schema.alterTable('schedules').addColumn('virtual_account_number', 'text').execute();
+  await db.schema
+    .createIndex('schedules_virtual_account')
+    .on('schedules')
+    .columns(['workspace_id', 'mode', 'virtual_account_number'])
+    .unique()
+    .where(sql.ref('virtual_account_number'), 'is not', null)
+    .execute();
   const open = await db
     .selectFrom('obligations')
     .innerJoin('schedules', 'schedules.id', 'obligations.schedule_id')
@@ -59,6 +69,7 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('reference', 'text', (c) => c.notNull())
     .addColumn('outcome', 'text', (c) => c.notNull())
     .addColumn('payment_id', id)
+    .addColumn('reason', 'text')
     .addColumn('received_at', instant, (c) => c.notNull())
     .addPrimaryKeyConstraint('provider_notifications_pk', ['setting_id', 'notification_id'])
     .execute();

@@ -51,9 +51,10 @@ export const NotificationReceipt = Type.Object(
     type: Type.String(),
     outcome: Type.Enum(NOTIFICATION_OUTCOMES, {
       description:
-        'recorded: it changed what it is about (a payment recorded, an attempt answered); already_recorded: that was done before (by an earlier delivery, or by the charge itself); unmatched: nothing here has that reference.',
+        'recorded: it changed what it is about (a payment recorded, an attempt answered); already_recorded: that was done before (by an earlier delivery, or by the charge itself); unmatched: nothing here has that reference; refused: money arrived that its plan cannot take (more than the balance, another currency, a plan closed): the business must refund or apply it.',
     }),
     payment_id: Nullable(Type.String()),
+    reason: Nullable(Type.String({ description: 'Why a transfer was refused.' })),
     replayed: Type.Boolean({ description: 'true when this notification id was received before.' }),
   },
   { title: 'NotificationReceipt' },

@@ -2,11 +2,15 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { tenantClock, testClockOffset } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import { forUpdate } from '../../db/dialect.js';
+import type { Trx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { AppError, notFound } from '../../lib/app-error.js';
+import { toInstant } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordOutcome } from '../attempts/attempts.service.js';
+import { applyPayment } from '../payments/payments.service.js';
+import { RAIL_PROVIDER } from '../schedules/schedules.table.js';
 import type { NotificationReceipt, ProviderNotification } from './notifications.schemas.js';
 import type { NotificationOutcome, ProviderNotificationsTable } from './providers.table.js';
 
@@ -23,8 +27,47 @@ function receipt(row: ProviderNotificationsTable, replayed: boolean): Notificati
     type: row.type,
     outcome: row.outcome,
     payment_id: row.payment_id,
+    reason: row.reason,
     replayed,
   };
+}
+
+interface Handled {
+  outcome: NotificationOutcome;
+  paymentId: string | null;
+  reason: string | null;
+}
+
+/** A transfer to a schedule's virtual account: a payment on its plan, through the money core. */
+async function transferReceived(
+  trx: Trx,
+  tenant: Tenant,
+  provider: string,
+  notification: ProviderNotification,
+): Promise<Handled> {
+  const schedule = await trx
+    .selectFrom('schedules')
+    .selectAll()
+    .where(inTenant(tenant))
+    .where('virtual_account_number', '=', notification.reference)
+    .executeTakeFirst();
+  if (!schedule?.track_id || RAIL_PROVIDER[schedule.collection_method] !== provider) {
+    return { outcome: 'unmatched', paymentId: null, reason: null };
+  }
+  if (notification.currency !== schedule.currency) {
+    return { outcome: 'refused', paymentId: null, reason: `the plan is in ${schedule.currency}` };
+  }
+  const paid = await applyPayment(trx, tenant, {
+    trackId: schedule.track_id,
+    amount: notification.amount,
+    method: 'virtual_account',
+    paidAt: toInstant(notification.occurred_at, 'occurred_at'),
+    reference: `${provider}:${notification.id}`,
+    source: 'provider',
+    metadata: { notificationId: notification.id, virtualAccount: notification.reference },
+  });
+  if (!paid.ok) return { outcome: 'refused', paymentId: null, reason: paid.refusal.message };
+  return { outcome: 'recorded', paymentId: paid.payment.id, reason: null };
 }
 
 /**
@@ -67,6 +110,7 @@ export async function receiveNotification(
       reference: notification.reference,
       outcome: 'unmatched',
       payment_id: null,
+      reason: null,
       received_at: now,
     };
     const inserted = await trx
@@ -85,7 +129,10 @@ export async function receiveNotification(
     }
     let outcome: NotificationOutcome = 'unmatched';
     let paymentId: string | null = null;
-    if (notification.type === 'charge.succeeded' || notification.type === 'charge.failed') {
+    let reason: string | null = null;
+    if (notification.type === 'transfer.received') {
+      ({ outcome, paymentId, reason } = await transferReceived(trx, tenant, setting.provider, notification));
+    } else if (notification.type === 'charge.succeeded' || notification.type === 'charge.failed') {
       const attempt = await forUpdate(
         ctx.dialect,
         trx
@@ -118,11 +165,11 @@ export async function receiveNotification(
     if (outcome !== 'unmatched') {
       await trx
         .updateTable('provider_notifications')
-        .set({ outcome, payment_id: paymentId })
+        .set({ outcome, payment_id: paymentId, reason })
         .where('setting_id', '=', setting.id)
         .where('notification_id', '=', notification.id)
         .execute();
     }
-    return receipt({ ...row, outcome, payment_id: paymentId }, false);
+    return receipt({ ...row, outcome, payment_id: paymentId, reason }, false);
   });
 }

@@ -14,7 +14,7 @@ export interface ProviderSettingsTable {
   updated_at: string;
 }
 
-export const NOTIFICATION_OUTCOMES = ['recorded', 'already_recorded', 'unmatched'] as const;
+export const NOTIFICATION_OUTCOMES = ['recorded', 'already_recorded', 'unmatched', 'refused'] as const;
 export type NotificationOutcome = (typeof NOTIFICATION_OUTCOMES)[number];
 
 /** A notification a provider sent, kept by its id so that a second delivery changes nothing. */
@@ -25,6 +25,7 @@ export interface ProviderNotificationsTable {
   reference: string;
   outcome: NotificationOutcome;
   payment_id: string | null;
+  reason: string | null;
   received_at: string;
 }
 

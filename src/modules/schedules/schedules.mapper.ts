@@ -1,4 +1,5 @@
 import { parseMetadata } from '../../lib/json.js';
+import type { VirtualAccount } from '../../ports/payment-providers.js';
 import type { ScheduleRow } from './schedules.repository.js';
 import type { Obligation, Schedule } from './schedules.schemas.js';
 import type { ObligationAllocation, ObligationsTable } from './schedules.table.js';
@@ -19,6 +20,8 @@ export function toApi(row: ScheduleRow): Schedule {
     status: row.status,
     next_due_date: row.next_due_date,
     metadata: parseMetadata(row.metadata),
+    virtual_account:
+      row.virtual_account === null ? null : (JSON.parse(row.virtual_account) as VirtualAccount),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -94,6 +94,7 @@ const scheduleExample = {
   status: 'active',
   next_due_date: '2027-01-31',
   metadata: {},
+  virtual_account: null,
   created_at: '2026-11-20T14:03:00.000Z',
   updated_at: '2026-11-20T14:03:00.000Z',
 };
@@ -122,6 +123,16 @@ export const Schedule = Type.Object(
       description: 'Due date of the oldest obligation still open; null when none is.',
     }),
     metadata: Metadata,
+    virtual_account: Nullable(
+      Type.Object(
+        { bank: Type.String(), number: Type.String(), name: Type.String() },
+        {
+          title: 'VirtualAccount',
+          description:
+            'gatewayB_virtual_account: the account the payer transfers to; each transfer the provider reports is a payment on the plan.',
+        },
+      ),
+    ),
     created_at: Instant,
     updated_at: Instant,
   },

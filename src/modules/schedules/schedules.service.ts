@@ -38,6 +38,7 @@ import type {
 } from './schedules.schemas.js';
 import {
   type ObligationsTable,
+  RAIL_PROVIDER,
   REPEATING_FREQUENCIES,
   type ScheduleStatus,
   type SchedulesTable,
@@ -122,6 +123,29 @@ async function scheduleOut(trx: DbOrTrx, tenant: TenantRef, id: string): Promise
   return toApi(row);
 }
 
+/**
+ * A gatewayB_virtual_account schedule's account, from its provider (the simulator in test mode), asked before
+ * the schedule's transaction opens; null for other methods, or when this server has no live adapter for it.
+ */
+async function virtualAccountFor(
+  ctx: AppContext,
+  auth: AuthContext,
+  scheduleId: string,
+  input: ScheduleCreate,
+) {
+  if (input.collection_method !== 'gatewayB_virtual_account') return null;
+  const provider = ctx.ports.provider(auth.mode, RAIL_PROVIDER.gatewayB_virtual_account as string);
+  const plan = input.target_id ? await tracks.findById(ctx.db, auth, input.target_id) : undefined;
+  const payer = plan
+    ? await ctx.db
+        .selectFrom('customers')
+        .select('name')
+        .where('id', '=', plan.customer_id)
+        .executeTakeFirst()
+    : undefined;
+  return provider.virtualAccount({ reference: scheduleId, accountName: payer?.name ?? 'Collections' });
+}
+
 export async function createSchedule(
   ctx: AppContext,
   auth: AuthContext,
@@ -133,16 +157,18 @@ export async function createSchedule(
   if (input.currency !== undefined && !isCurrency(input.currency)) {
     throw fieldError({ currency: 'must be an ISO 4217 currency code such as NGN or USD' });
   }
+  const at = auth.clock.now();
+  const id = newId('schedule', at);
+  const account = await virtualAccountFor(ctx, auth, id, input);
   return inTransaction(ctx, async (trx) => {
     const track = input.target_id ? await lockPlan(ctx, trx, auth, input.target_id, 'create_schedule') : null;
     if (track && input.currency !== undefined && input.currency !== track.currency) {
       throw fieldError({ currency: `must be the plan's currency, ${track.currency}` });
     }
-    const at = auth.clock.now();
     const now = at.toISOString();
     const status = input.status ?? 'active';
     const row: SchedulesTable = {
-      id: newId('schedule', at),
+      id,
       workspace_id: auth.workspaceId,
       mode: auth.mode,
       target_type: input.target_type,
@@ -160,6 +186,8 @@ export async function createSchedule(
       next_sequence: 0,
       top_up_at: null,
       metadata: stringifyMetadata(input.metadata),
+      virtual_account: account ? JSON.stringify(account) : null,
+      virtual_account_number: account?.number ?? null,
       created_at: now,
       updated_at: now,
     };

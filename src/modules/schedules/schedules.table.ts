@@ -60,9 +60,18 @@ export interface SchedulesTable {
   /** When the 12-ahead window of an open-ended schedule next needs another obligation; null when it never will. */
   top_up_at: string | null;
   metadata: string;
+  /** gatewayB_virtual_account: JSON `{bank, number, name}` from the provider; null until it gave one. */
+  virtual_account: string | null;
+  virtual_account_number: string | null;
   created_at: string;
   updated_at: string;
 }
+
+/** The provider each provider-rail method names: its virtual accounts or its checkout pages. */
+export const RAIL_PROVIDER: Partial<Record<CollectionMethod, string>> = {
+  gatewayA_checkout: 'gatewayA',
+  gatewayB_virtual_account: 'gatewayB',
+};
 
 export const OBLIGATION_STATUSES = ['pending', 'partially_paid', 'paid', 'overdue', 'cancelled'] as const;
 export type ObligationStatus = (typeof OBLIGATION_STATUSES)[number];
