@@ -54,6 +54,12 @@ export interface PaymentProvider {
   readonly simulated: boolean;
   createMandate(request: MandateRequest): Promise<{ providerMandateId: string }>;
   charge(request: ChargeRequest): Promise<ChargeResult>;
+  /** A checkout page for `reference` (an obligation); null when this server cannot get one from the provider. */
+  checkoutLink(request: {
+    reference: string;
+    amount: number;
+    currency: string;
+  }): Promise<{ id: string; url: string } | null>;
   /** A virtual account for `reference` (a schedule); null when this server cannot get one from the provider. */
   virtualAccount(request: { reference: string; accountName: string }): Promise<VirtualAccount | null>;
 }
@@ -73,7 +79,7 @@ function simulatedCharge(amount: number): ChargeResult {
  * (`insufficient_funds`, retryable) and in 14 (`account_closed`, not retryable). With a record, it honours the
  * idempotency key as a real provider does: a reference charged before answers as it did and is not charged again.
  */
-export function simulatedProvider(name: string, record?: ChargeRecord): PaymentProvider {
+export function simulatedProvider(name: string, record?: ChargeRecord, publicUrl = ''): PaymentProvider {
   return {
     name,
     simulated: true,
@@ -83,6 +89,10 @@ export function simulatedProvider(name: string, record?: ChargeRecord): PaymentP
     async charge(request) {
       const result = simulatedCharge(request.amount);
       return record ? record.once(name, request, result) : result;
+    },
+    async checkoutLink() {
+      const id = `chk_${randomBytes(16).toString('base64url')}`;
+      return { id, url: `${publicUrl}/checkout/${id}` };
     },
     async virtualAccount({ accountName }) {
       const digits = String(randomBytes(5).readUIntBE(0, 5) % 100_000_000).padStart(8, '0');
@@ -104,6 +114,9 @@ export function unavailableProvider(name: string): PaymentProvider {
       return failed('provider_unavailable', message);
     },
     async virtualAccount() {
+      return null;
+    },
+    async checkoutLink() {
       return null;
     },
   };

@@ -28,6 +28,6 @@ export function createPorts(config: Readonly<Config>, charges?: ChargeRecord): P
     http,
     messages: (mode) => (mode === 'test' ? simulatedSender : liveMessages),
     provider: (mode, name) =>
-      mode === 'test' ? simulatedProvider(name, charges) : unavailableProvider(name),
+      mode === 'test' ? simulatedProvider(name, charges, config.publicUrl) : unavailableProvider(name),
   };
 }

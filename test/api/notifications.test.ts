@@ -276,4 +276,98 @@ describe('POST /provider-notifications/{settingId}', () => {
     assert.equal(JSON.parse(wrongProvider.body).data.outcome, 'unmatched');
     assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 30_000);
   });
+
+  test('gatewayA checkout: a due obligation gets a checkout page whose pay button pays it once; checkout.completed counts once', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const gatewayA = await cliJson(
+      cliEnv(t.database),
+      'provider',
+      'set',
+      '--workspace',
+      workspaceId,
+      '--provider',
+      'gatewayA',
+      '--mode',
+      'test',
+      '--json',
+    );
+    const plan = await newTrack(api, { amount: 40_000 });
+    const schedule = (
+      await api.post('/collection-schedules', {
+        target_type: 'payment_plan',
+        target_id: plan.id,
+        frequency: 'monthly',
+        fixed_amount: 20_000,
+        start_date: '2028-01-25T09:00:00Z',
+        end_date: '2028-02-25T09:00:00Z',
+        collection_method: 'gatewayA_checkout',
+      })
+    ).body.data;
+    const obligations = async () =>
+      [...(await api.get(`/collection-schedules/${schedule.id}/obligations`)).body.data.items].reverse();
+    assert.deepEqual(
+      (await obligations()).map((o) => o.checkout_url),
+      [null, null],
+    );
+
+    await api.post('/account/test-clock/advance', { to: '2028-01-25T00:00:00Z' });
+    const [first, second] = await obligations();
+    assert.match(first.checkout_url, /^http:\/\/localhost:\d+\/checkout\/chk_[A-Za-z0-9_-]{22}$/);
+    assert.equal(second.checkout_url, null);
+    const path = new URL(first.checkout_url).pathname;
+    const shown = await t.app.inject({ method: 'GET', url: path });
+    assert.equal(shown.statusCode, 200);
+    assert.match(shown.body, /₦200\.00/);
+    assert.match(shown.body, /<button[^>]*>Pay ₦200\.00<\/button>/);
+    assert.doesNotMatch(shown.body, /<script/i);
+
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      payload: '',
+    });
+    assert.equal(forged.statusCode, 403);
+    const pay = () =>
+      t.app.inject({
+        method: 'POST',
+        url: path,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: '',
+      });
+    const paid = await pay();
+    assert.equal(paid.statusCode, 200, paid.body);
+    assert.match(paid.body, /<h1>Paid<\/h1>/);
+    assert.match((await pay()).body, /Already paid/);
+    let payments = (await api.get(`/tracks/${plan.id}/payments`)).body.data.items;
+    assert.equal(payments.length, 1);
+    assert.equal(payments[0].method, 'gateway_checkout');
+    assert.equal(payments[0].source, 'provider');
+    assert.equal((await obligations())[0].status, 'paid');
+
+    await api.post('/account/test-clock/advance', { to: '2028-02-25T00:00:00Z' });
+    const checkoutId = new URL((await obligations())[1].checkout_url).pathname.split('/').pop() as string;
+    const completed = notification(checkoutId, {
+      type: 'checkout.completed',
+      amount: 20_000,
+      occurred_at: '2028-02-25T00:00:05Z',
+    });
+    const receipts = await Promise.all(
+      [1, 2].map(() => send(gatewayA.id, gatewayA.notification_secret, completed)),
+    );
+    assert.deepEqual(
+      receipts.map((r) => JSON.parse(r.body).data.outcome),
+      ['recorded', 'recorded'],
+    );
+    const again = await send(
+      gatewayA.id,
+      gatewayA.notification_secret,
+      notification(checkoutId, { type: 'checkout.completed' }),
+    );
+    assert.equal(JSON.parse(again.body).data.outcome, 'already_recorded');
+    payments = (await api.get(`/tracks/${plan.id}/payments`)).body.data.items;
+    assert.equal(payments.length, 2);
+    assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 0);
+    assert.equal((await api.get(`/collection-schedules/${schedule.id}`)).body.data.status, 'completed');
+  });
 });

@@ -14,6 +14,17 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   const money = sql.raw(t.money);
 
   await db.schema.alterTable('obligations').addColumn('collect_at', instant).execute();
+  // gatewayA_checkout schedules: each due obligation's checkout (its id, its page), and when it was paid.
+  await db.schema.alterTable('obligations').addColumn('checkout_id', 'text').execute();
+  await db.schema.alterTable('obligations').addColumn('checkout_url', 'text').execute();
+  await db.schema.alterTable('obligations').addColumn('checkout_completed_at', instant).execute();
+  await db.schema
+    .createIndex('obligations_checkout')
+    .on('obligations')
+    .columns(['workspace_id', 'mode', 'checkout_id'])
+    .unique()
+    .where(sql.ref('checkout_id'), 'is not', null)
+    .execute();
   // gatewayB_virtual_account schedules: the account transfers arrive at (JSON), and its number to find it by.
   await db.schema.alterTable('schedules').addColumn('virtual_account', 'text').execute();
   await db.schema.alterTable('schedules').addColumn('virtual_account_number', 'text').execute();
@@ -28,7 +39,7 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .selectFrom('obligations')
     .innerJoin('schedules', 'schedules.id', 'obligations.schedule_id')
     .select(['obligations.id', 'obligations.due_date', 'schedules.timezone'])
-    .where('schedules.collection_method', 'in', ['auto_debit', 'mixed'])
+    .where('schedules.collection_method', 'in', ['auto_debit', 'mixed', 'gatewayA_checkout'])
     .where('obligations.status', 'in', ['pending', 'partially_paid', 'overdue'])
     .execute();
   for (const row of open) {

@@ -10,6 +10,7 @@ import type { ChargeResult } from '../../ports/payment-providers.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import * as mandates from '../mandates/mandates.repository.js';
 import { applyPayment } from '../payments/payments.service.js';
+import { openCheckout } from '../providers/checkout.service.js';
 import { isApproved } from '../providers/providers.service.js';
 import * as obligations from '../schedules/obligations.repository.js';
 import * as schedules from '../schedules/schedules.repository.js';
@@ -105,7 +106,10 @@ async function schedule(
   return true;
 }
 
-/** The first attempt of an obligation whose time to collect has come (once: `collect_at` is cleared with it). */
+/**
+ * An obligation whose time to collect has come: its first attempt, or for a gatewayA_checkout schedule its
+ * checkout page (once: `collect_at` is cleared with it).
+ */
 export async function createFirstAttempt(
   ctx: AppContext,
   tenant: Tenant,
@@ -122,6 +126,11 @@ export async function createFirstAttempt(
       .returningAll()
       .executeTakeFirst();
     if (!claimed) return false;
+    const owner = await schedules.findRow(trx, tenant, claimed.schedule_id);
+    if (owner?.collection_method === 'gatewayA_checkout') {
+      await openCheckout(trx, ctx.ports, tenant, claimed);
+      return true;
+    }
     return schedule(
       trx,
       tenant,

@@ -1,7 +1,8 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { answeredPage, type ClosedPage, closedPage, consentForm, PAGE_HEADERS } from './consent.page.js';
+import { isCrossSitePost, PAGE_HEADERS } from '../../http/html-page.js';
+import { answeredPage, type ClosedPage, closedPage, consentForm } from './consent.page.js';
 import { answerConsent, showConsent } from './consent.service.js';
 
 /** Requests a minute one address may make to consent pages. */
@@ -15,21 +16,6 @@ function send(reply: FastifyReply, status: number, html: string) {
 function closed(reply: FastifyReply, reason: ClosedPage) {
   const { status, html } = closedPage(reason);
   return send(reply, status, html);
-}
-
-/**
- * Whether a post came from another site: the browser says so, or its Origin is neither PUBLIC_URL nor the host
- * it was sent to. An opaque origin ("null") proves nothing either way; the form token still has to match.
- */
-function crossSite(headers: Record<string, string | string[] | undefined>, publicUrl: string): boolean {
-  if (headers['sec-fetch-site'] === 'cross-site') return true;
-  const origin = headers.origin;
-  if (typeof origin !== 'string' || origin === 'null') return false;
-  try {
-    return origin !== new URL(publicUrl).origin && new URL(origin).host !== headers.host;
-  } catch {
-    return true;
-  }
 }
 
 /**
@@ -71,7 +57,7 @@ export const consentPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     { schema: { hide: true } },
     async (request, reply) => {
       if (!TOKEN.test(request.params.token)) return closed(reply, 'unknown');
-      if (crossSite(request.headers, ctx.config.publicUrl)) return closed(reply, 'forged');
+      if (isCrossSitePost(request.headers, ctx.config.publicUrl)) return closed(reply, 'forged');
       const body = request.body ?? {};
       const decision = body.decision;
       if ((decision !== 'approve' && decision !== 'decline') || typeof body.form_token !== 'string') {

@@ -11,6 +11,7 @@ import type { Tenant } from '../../lib/tenant.js';
 import { recordOutcome } from '../attempts/attempts.service.js';
 import { applyPayment } from '../payments/payments.service.js';
 import { RAIL_PROVIDER } from '../schedules/schedules.table.js';
+import { completeCheckout, type Handled } from './checkout.service.js';
 import type { NotificationReceipt, ProviderNotification } from './notifications.schemas.js';
 import type { NotificationOutcome, ProviderNotificationsTable } from './providers.table.js';
 
@@ -30,12 +31,6 @@ function receipt(row: ProviderNotificationsTable, replayed: boolean): Notificati
     reason: row.reason,
     replayed,
   };
-}
-
-interface Handled {
-  outcome: NotificationOutcome;
-  paymentId: string | null;
-  reason: string | null;
 }
 
 /** A transfer to a schedule's virtual account: a payment on its plan, through the money core. */
@@ -132,6 +127,13 @@ export async function receiveNotification(
     let reason: string | null = null;
     if (notification.type === 'transfer.received') {
       ({ outcome, paymentId, reason } = await transferReceived(trx, tenant, setting.provider, notification));
+    } else if (notification.type === 'checkout.completed') {
+      ({ outcome, paymentId, reason } = await completeCheckout(trx, tenant, notification.reference, {
+        provider: setting.provider,
+        amount: notification.amount,
+        paidAt: toInstant(notification.occurred_at, 'occurred_at'),
+        reference: `${setting.provider}:${notification.id}`,
+      }));
     } else if (notification.type === 'charge.succeeded' || notification.type === 'charge.failed') {
       const attempt = await forUpdate(
         ctx.dialect,

@@ -14,7 +14,7 @@ import type { TracksTable } from '../tracks/tracks.table.js';
 import * as obligations from './obligations.repository.js';
 import * as repo from './schedules.repository.js';
 import {
-  AUTOMATIC_METHODS,
+  COLLECTED_WHEN_DUE,
   type ObligationsTable,
   REPEATING_FREQUENCIES,
   type SchedulesTable,
@@ -116,9 +116,12 @@ export function obligationRow(
     overdue_at: startOfDay(addDays(dueDate, 1), schedule.timezone),
     paid_at: null,
     allocations: '[]',
-    collect_at: AUTOMATIC_METHODS.includes(schedule.collection_method)
+    collect_at: COLLECTED_WHEN_DUE.includes(schedule.collection_method)
       ? startOfDay(dueDate, schedule.timezone)
       : null,
+    checkout_id: null,
+    checkout_url: null,
+    checkout_completed_at: null,
     created_at: now,
     updated_at: now,
   };

@@ -39,6 +39,7 @@ export function obligationToEvent(row: ObligationsTable): Omit<Obligation, 'allo
     currency: row.currency,
     status: row.status,
     paid_at: row.paid_at,
+    checkout_url: row.checkout_url,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -163,6 +163,7 @@ const obligationExample = {
   currency: 'NGN',
   status: 'partially_paid',
   paid_at: null,
+  checkout_url: null,
   allocations: [
     {
       payment_id: 'pay_01JD7Z8R6T1V4W7X9Y2Z5A8B0D',
@@ -189,6 +190,11 @@ export const Obligation = Type.Object(
         'pending, partially_paid, paid, overdue (past its due date in the workspace zone and not fully paid), cancelled.',
     }),
     paid_at: Nullable(Instant),
+    checkout_url: Nullable(
+      Type.String({
+        description: 'gatewayA_checkout: the page where the payer pays it, from the day it falls due.',
+      }),
+    ),
     allocations: Type.Array(ObligationAllocation, {
       description: 'The payments that paid it, oldest first; reversed ones stay, marked.',
     }),

@@ -32,6 +32,8 @@ export const COLLECTION_METHODS = [
 export type CollectionMethod = (typeof COLLECTION_METHODS)[number];
 /** Methods whose obligations are collected by attempts through the payment provider. */
 export const AUTOMATIC_METHODS: readonly CollectionMethod[] = ['auto_debit', 'mixed'];
+/** Methods whose obligations the worker starts collecting when they fall due: attempts, or a checkout page. */
+export const COLLECTED_WHEN_DUE: readonly CollectionMethod[] = [...AUTOMATIC_METHODS, 'gatewayA_checkout'];
 
 export const SCHEDULE_STATUSES = ['draft', 'active', 'paused', 'cancelled', 'completed'] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
@@ -96,8 +98,15 @@ export interface ObligationsTable {
   paid_at: string | null;
   /** JSON array of `ObligationAllocation`, oldest first. */
   allocations: string;
-  /** Automatic schedules: when its first collection attempt is due (the start of the due date); null once made. */
+  /**
+   * Schedules collected by attempts or checkouts: when collection starts (the start of the due date); null once
+   * its first attempt or its checkout exists.
+   */
   collect_at: string | null;
+  /** gatewayA_checkout: the provider's checkout for it, and when it was paid. */
+  checkout_id: string | null;
+  checkout_url: string | null;
+  checkout_completed_at: string | null;
   created_at: string;
   updated_at: string;
 }

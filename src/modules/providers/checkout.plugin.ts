@@ -1,0 +1,81 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { escapeHtml, isCrossSitePost, PAGE_HEADERS, page } from '../../http/html-page.js';
+import { formatMoney } from '../../lib/money.js';
+import { payCheckout, showCheckout } from './checkout.service.js';
+
+const CHECKOUT = /^chk_[A-Za-z0-9_-]{22}$/;
+
+function send(reply: FastifyReply, status: number, title: string, body: string) {
+  return reply
+    .code(status)
+    .headers(PAGE_HEADERS)
+    .send(page(title, `<h1>${escapeHtml(title)}</h1>${body}`));
+}
+
+const notFound = (reply: FastifyReply) =>
+  send(reply, 404, 'Checkout not found', '<p>This checkout link is not valid.</p>');
+
+/**
+ * Test mode's checkout page, standing in for the provider's hosted one: it shows what is due and a pay button
+ * that completes the payment as the provider's notification would. Live checkouts are the provider's pages.
+ */
+export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 1024 },
+    (_r, _b, done) => done(null, {}),
+  );
+  await app.register(rateLimit, {
+    max: 30,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `checkout:${request.ip}`,
+  });
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, 'checkout page failed');
+    return send(
+      reply,
+      Math.min(status, 500),
+      'Something went wrong',
+      '<p>Nothing was paid. Open the link again.</p>',
+    );
+  });
+  app.setNotFoundHandler((_request, reply) => notFound(reply));
+
+  app.get<{ Params: { id: string } }>('/:id', { schema: { hide: true } }, async (request, reply) => {
+    const view = CHECKOUT.test(request.params.id) ? await showCheckout(ctx, request.params.id) : undefined;
+    if (!view) return notFound(reply);
+    if (view.paid)
+      return send(reply, 200, 'Already paid', `<p>This payment to ${escapeHtml(view.business)} is done.</p>`);
+    return send(
+      reply,
+      200,
+      `Pay ${view.business}`,
+      `<p class="note">Test mode: no money moves.</p>
+<dl><dt>Amount</dt><dd>${escapeHtml(formatMoney(view.amount, view.currency))}</dd><dt>Due</dt><dd>${escapeHtml(view.dueDate)}</dd></dl>
+<form method="post"><div class="actions"><button class="approve" type="submit">Pay ${escapeHtml(formatMoney(view.amount, view.currency))}</button></div></form>`,
+    );
+  });
+
+  app.post<{ Params: { id: string } }>('/:id', { schema: { hide: true } }, async (request, reply) => {
+    if (!CHECKOUT.test(request.params.id)) return notFound(reply);
+    if (isCrossSitePost(request.headers, ctx.config.publicUrl)) {
+      return send(reply, 403, 'Not paid', '<p>This payment must be made from its own page.</p>');
+    }
+    const handled = await payCheckout(ctx, request.params.id);
+    if (!handled) return notFound(reply);
+    if (handled.outcome === 'recorded')
+      return send(reply, 200, 'Paid', '<p>Thank you: the payment is recorded.</p>');
+    if (handled.outcome === 'already_recorded')
+      return send(reply, 200, 'Already paid', '<p>This payment was made before.</p>');
+    return send(
+      reply,
+      409,
+      'Not paid',
+      `<p>${escapeHtml(handled.reason ?? 'This payment cannot be taken.')}</p>`,
+    );
+  });
+};
