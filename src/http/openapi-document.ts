@@ -39,7 +39,7 @@ export const TAGS = [
   {
     name: 'Collection attempts',
     description:
-      'Automatic collections of the obligations of auto_debit and mixed schedules, through the mandate’s provider; retried 1, 3 and 7 days after a retryable failure.',
+      'Automatic collections of the obligations of auto_debit and mixed schedules on a plan, through the mandate’s provider; retried 1, 3 and 7 days after a retryable failure. Providers report charges, transfers to virtual accounts and completed checkouts to the notification URL.',
   },
   { name: 'Ledger', description: 'Append-only entries; a plan’s entries always sum to its balance.' },
   {

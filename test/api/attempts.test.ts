@@ -308,4 +308,20 @@ describe('collection attempts', () => {
     assert.equal(payments[0].id, done?.payment_id);
     assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 20_000);
   });
+
+  test('a schedule without a plan is not debited: its obligations get no attempt', async () => {
+    const { api } = await newWorkspace(t);
+    const schedule = (
+      await api.post('/collection-schedules', {
+        target_type: 'generic_collection',
+        target_id: null,
+        frequency: 'one_time',
+        fixed_amount: 5_000,
+        start_date: '2028-01-25T09:00:00Z',
+        collection_method: 'auto_debit',
+      })
+    ).body.data;
+    await advanceTo(api, '2028-01-26T00:00:00Z');
+    assert.deepEqual(await attemptsOf(api, schedule.id), []);
+  });
 });

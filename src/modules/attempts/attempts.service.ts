@@ -131,6 +131,8 @@ export async function createFirstAttempt(
       await openCheckout(trx, ctx.ports, tenant, claimed);
       return true;
     }
+    // A payment needs a plan in this version: obligations of a schedule without one are not debited.
+    if (claimed.track_id === null) return true;
     return schedule(
       trx,
       tenant,
