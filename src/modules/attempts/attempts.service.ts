@@ -152,7 +152,7 @@ export async function createFirstAttempt(
 type Decision =
   | { run: false; cancel: true }
   | { run: false; cancel: false; blocked: BlockedReason }
-  /** The schedule is paused: the attempt waits as it is. */
+  /** The schedule is paused, or another sweep claimed the attempt: it stays as it is. */
   | { run: false; cancel: false; blocked: null }
   | { run: true; attempt: AttemptsTable };
 
@@ -187,9 +187,8 @@ async function decide(trx: Trx, tenant: Tenant, attempt: AttemptsTable): Promise
     blocked_reason: null,
     updated_at: now,
   });
-  return claimed
-    ? { run: true, attempt: claimed }
-    : { run: false, cancel: false, blocked: 'no_active_mandate' };
+  // Not claimed: another sweep took it meanwhile; it is that one's to charge.
+  return claimed ? { run: true, attempt: claimed } : { run: false, cancel: false, blocked: null };
 }
 
 /** The ledger entry of a collection's outcome: a marker beside the payment's own entry, moving no money. */
