@@ -347,6 +347,18 @@ describe('POST /provider-notifications/{settingId}', () => {
 
     await api.post('/account/test-clock/advance', { to: '2028-02-25T00:00:00Z' });
     const checkoutId = new URL((await obligations())[1].checkout_url).pathname.split('/').pop() as string;
+    // More than the plan owes is refused, and the checkout stays open.
+    const tooMuch = await send(
+      gatewayA.id,
+      gatewayA.notification_secret,
+      notification(checkoutId, { type: 'checkout.completed', amount: 90_000 }),
+    );
+    assert.equal(JSON.parse(tooMuch.body).data.outcome, 'refused');
+    assert.match(
+      (await t.app.inject({ method: 'GET', url: new URL((await obligations())[1].checkout_url).pathname }))
+        .body,
+      /<button/,
+    );
     const completed = notification(checkoutId, {
       type: 'checkout.completed',
       amount: 20_000,

@@ -69,8 +69,16 @@ export async function completeCheckout(
     return { outcome: known ? 'already_recorded' : 'unmatched', paymentId: null, reason: null };
   }
   const amount = paid.amount ?? completed.amount - completed.amount_paid;
-  if (!completed.track_id || amount <= 0)
-    return { outcome: 'refused', paymentId: null, reason: 'nothing is owed on it' };
+  // Refused money leaves the checkout open: it was not paid.
+  const refused = async (reason: string): Promise<Handled> => {
+    await trx
+      .updateTable('obligations')
+      .set({ checkout_completed_at: null })
+      .where('id', '=', completed.id)
+      .execute();
+    return { outcome: 'refused', paymentId: null, reason };
+  };
+  if (!completed.track_id || amount <= 0) return refused('nothing is owed on it');
   const payment = await applyPayment(trx, tenant, {
     trackId: completed.track_id,
     amount,
@@ -80,7 +88,7 @@ export async function completeCheckout(
     source: 'provider',
     metadata: { checkoutId },
   });
-  if (!payment.ok) return { outcome: 'refused', paymentId: null, reason: payment.refusal.message };
+  if (!payment.ok) return refused(payment.refusal.message);
   return { outcome: 'recorded', paymentId: payment.payment.id, reason: null };
 }
 
