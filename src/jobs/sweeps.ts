@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { sweepScopes } from '../clock/tenant-clocks.js';
@@ -27,8 +28,11 @@ export interface SweepScope {
 export interface SweepDefinition {
   name: string;
   everyMs: number;
-  /** Handles what is due in the scope at `scope.now`; returns how many records it handled. */
-  run(ctx: AppContext, scope: SweepScope): Promise<number>;
+  /**
+   * Handles what is due in the scope at `scope.now`; returns how many records it handled. `log` is there when
+   * the worker runs it (a test clock's advance runs it without).
+   */
+  run(ctx: AppContext & { log?: FastifyBaseLogger }, scope: SweepScope): Promise<number>;
 }
 
 /** One sweep over every scope, repeated; one job per sweep (its key), so workers never run a sweep twice at once. */

@@ -284,10 +284,7 @@ describe('collection attempts', () => {
         },
       },
     });
-    await assert.rejects(
-      runSweepsNow(dying, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') }),
-      /worker killed/,
-    );
+    await runSweepsNow(dying, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') });
     const [inFlight] = await attemptsOf(api, schedule.id);
     assert.equal(inFlight?.status, 'processing');
 
@@ -323,5 +320,46 @@ describe('collection attempts', () => {
     ).body.data;
     await advanceTo(api, '2028-01-26T00:00:00Z');
     assert.deepEqual(await attemptsOf(api, schedule.id), []);
+  });
+
+  test('an outcome that cannot be recorded holds up no other attempt and says so on its own', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const troubled = await autoDebit(api, 10_000);
+    const fine = await autoDebit(api, 10_000);
+    await activeMandate(api, troubled.schedule.id);
+    await activeMandate(api, fine.schedule.id);
+    // While the provider charges the first plan, the business records its whole balance by hand.
+    const racing = createContext({
+      config: t.ctx.config,
+      db: t.ctx.db,
+      dialect: t.ctx.dialect,
+      clock: t.clock,
+      ports: {
+        ...t.ctx.ports,
+        provider: (mode, name) => {
+          const real = t.ctx.ports.provider(mode, name);
+          return {
+            ...real,
+            async charge(request) {
+              const attempt = (await api.get(`/collection-attempts/${request.reference}`)).body.data;
+              if (attempt.schedule_id === troubled.schedule.id) {
+                await api.post('/payments', { trackId: troubled.plan.id, amount: 30_000, method: 'cash' });
+              }
+              return real.charge(request);
+            },
+          };
+        },
+      },
+    });
+    await runSweepsNow(racing, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') });
+    const [stuck] = await attemptsOf(api, troubled.schedule.id);
+    assert.equal(stuck?.status, 'processing');
+    assert.match(
+      String(stuck?.failure_message),
+      /could not be recorded yet: .*refused the collected payment/,
+    );
+    const [done] = await attemptsOf(api, fine.schedule.id);
+    assert.equal(done?.status, 'succeeded');
+    assert.equal((await api.get(`/tracks/${troubled.plan.id}/payments`)).body.data.items.length, 1);
   });
 });

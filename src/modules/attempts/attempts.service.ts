@@ -248,6 +248,7 @@ export async function recordOutcome(
       const done = await repo.updateIn(trx, attempt.id, ['processing'], {
         status: 'succeeded',
         payment_id: outcome.payment.id,
+        failure_message: null,
         provider_reference: result.providerReference,
         updated_at: now,
       });
@@ -352,4 +353,16 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
     if (!(error instanceof AttemptAnswered)) throw error;
   }
   return true;
+}
+
+/**
+ * A charge whose outcome could not be recorded (the plan refused the money it brought: paid off meanwhile, say)
+ * says so on the attempt, which stays processing; the worker tries to record it again.
+ */
+export async function noteTrouble(ctx: AppContext, id: string, now: string, error: unknown): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  await repo.updateIn(ctx.db, id, ['processing'], {
+    failure_message: `The provider's answer could not be recorded yet: ${message}`.slice(0, 500),
+    updated_at: now,
+  });
 }

@@ -1,7 +1,7 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
 import type { SweepDefinition } from '../../jobs/sweeps.js';
 import * as repo from './attempts.repository.js';
-import { createFirstAttempt, runAttempt } from './attempts.service.js';
+import { createFirstAttempt, noteTrouble, runAttempt } from './attempts.service.js';
 
 const BATCH = 200;
 /** A charge in flight this long belongs to a worker that stopped: it is charged again, under the same key. */
@@ -39,7 +39,13 @@ export const runAttemptsSweep: SweepDefinition = {
       const due = (await repo.toRun(ctx.db, scope, now, staleBefore, BATCH)).filter((a) => !seen.has(a.id));
       for (const found of due) {
         seen.add(found.id);
-        if (await runAttempt(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id)) handled++;
+        try {
+          if (await runAttempt(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id)) handled++;
+        } catch (error) {
+          // One attempt that cannot be recorded must not hold up the others; it stays visible and is tried again.
+          ctx.log?.error({ err: error, attemptId: found.id }, 'collection attempt could not be run');
+          await noteTrouble(ctx, found.id, scope.now.toISOString(), error);
+        }
       }
       if (due.length < BATCH) break;
     }
