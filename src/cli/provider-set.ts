@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { tenantClock, testClockOffset } from '../clock/tenant-clocks.js';
+import { loadTenant } from '../clock/tenant-clocks.js';
 import { loadConfig } from '../config.js';
 import { activateAwaitingApproval } from '../modules/mandates/mandates.service.js';
 import { PROVIDER_NAME, setProvider } from '../modules/providers/providers.service.js';
@@ -57,8 +57,7 @@ shown only then. Setting --approved later activates the live mandates that wait 
         provider,
         ...(values.approved ? { approved: true } : {}),
       });
-      const offset = mode === 'test' ? await testClockOffset(ctx.db, workspaceId) : 0;
-      const tenant = { workspaceId, mode, clock: tenantClock(ctx.clock, mode, offset) };
+      const tenant = await loadTenant(ctx.db, ctx.clock, { workspaceId, mode });
       const activated = await activateAwaitingApproval(ctx, tenant, provider);
       return { setting, created, activated };
     });

@@ -1,7 +1,7 @@
 import type { Db, DbOrTrx } from '../db/schema.js';
 import type { SweepScope } from '../jobs/sweeps.js';
 import { type Clock, offsetClock } from '../lib/clock.js';
-import type { Mode, Tenant } from '../lib/tenant.js';
+import type { Mode, Tenant, TenantRef } from '../lib/tenant.js';
 
 /**
  * A tenant's clock: live mode runs on the app's clock (system time), test mode on the workspace's test clock,
@@ -18,6 +18,12 @@ export async function testClockOffset(db: DbOrTrx, workspaceId: string): Promise
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirst();
   return row ? Number(row.offset_ms) : 0;
+}
+
+/** The tenant with its clock, for work that starts from stored rows rather than from a request's key. */
+export async function loadTenant(db: DbOrTrx, base: Clock, ref: TenantRef): Promise<Tenant> {
+  const offset = ref.mode === 'test' ? await testClockOffset(db, ref.workspaceId) : 0;
+  return { workspaceId: ref.workspaceId, mode: ref.mode, clock: tenantClock(base, ref.mode, offset) };
 }
 
 /**

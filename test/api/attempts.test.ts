@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createContext } from '../../src/context.js';
 import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, type TestApp, withCharge } from '../helpers/app.js';
 import { cliEnv, cliJson } from '../helpers/cli.js';
 import { consent } from '../helpers/consent.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
@@ -265,24 +264,9 @@ describe('collection attempts', () => {
     const { plan, schedule } = await autoDebit(api, 10_000);
     await activeMandate(api, schedule.id);
     // A worker whose process dies right after the provider took the charge: its call never comes back.
-    const dying = createContext({
-      config: t.ctx.config,
-      db: t.ctx.db,
-      dialect: t.ctx.dialect,
-      clock: t.clock,
-      ports: {
-        ...t.ctx.ports,
-        provider: (mode, name) => {
-          const real = t.ctx.ports.provider(mode, name);
-          return {
-            ...real,
-            async charge(request) {
-              await real.charge(request);
-              throw new Error('worker killed');
-            },
-          };
-        },
-      },
+    const dying = withCharge(t, async (request, charge) => {
+      await charge(request);
+      throw new Error('worker killed');
     });
     await runSweepsNow(dying, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') });
     const [inFlight] = await attemptsOf(api, schedule.id);
@@ -329,27 +313,12 @@ describe('collection attempts', () => {
     await activeMandate(api, troubled.schedule.id);
     await activeMandate(api, fine.schedule.id);
     // While the provider charges the first plan, the business records its whole balance by hand.
-    const racing = createContext({
-      config: t.ctx.config,
-      db: t.ctx.db,
-      dialect: t.ctx.dialect,
-      clock: t.clock,
-      ports: {
-        ...t.ctx.ports,
-        provider: (mode, name) => {
-          const real = t.ctx.ports.provider(mode, name);
-          return {
-            ...real,
-            async charge(request) {
-              const attempt = (await api.get(`/collection-attempts/${request.reference}`)).body.data;
-              if (attempt.schedule_id === troubled.schedule.id) {
-                await api.post('/payments', { trackId: troubled.plan.id, amount: 30_000, method: 'cash' });
-              }
-              return real.charge(request);
-            },
-          };
-        },
-      },
+    const racing = withCharge(t, async (request, charge) => {
+      const attempt = (await api.get(`/collection-attempts/${request.reference}`)).body.data;
+      if (attempt.schedule_id === troubled.schedule.id) {
+        await api.post('/payments', { trackId: troubled.plan.id, amount: 30_000, method: 'cash' });
+      }
+      return charge(request);
     });
     await runSweepsNow(racing, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') });
     const [stuck] = await attemptsOf(api, troubled.schedule.id);

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createContext } from '../../src/context.js';
 import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, type TestApp, withCharge } from '../helpers/app.js';
 import { cliEnv, cliJson } from '../helpers/cli.js';
 import { consent } from '../helpers/consent.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
@@ -54,19 +53,7 @@ async function chargeInFlight(api: Client, workspaceId: string) {
   ).body.data;
   await consent(t, mandate.consent_url, 'approve');
   // A provider that takes the charge and answers later, by notification.
-  const asynchronous = createContext({
-    config: t.ctx.config,
-    db: t.ctx.db,
-    dialect: t.ctx.dialect,
-    clock: t.clock,
-    ports: {
-      ...t.ctx.ports,
-      provider: (mode, name) => ({
-        ...t.ctx.ports.provider(mode, name),
-        charge: () => Promise.reject(new Error('answered later, by notification')),
-      }),
-    },
-  });
+  const asynchronous = withCharge(t, () => Promise.reject(new Error('answered later, by notification')));
   await runSweepsNow(asynchronous, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') });
   const attempt = (await api.get(`/collection-attempts?schedule_id=${schedule.id}`)).body.data.items[0];
   assert.equal(attempt.status, 'processing');

@@ -6,11 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { type BuildAppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import type { AppContext } from '../../src/context.js';
+import { type AppContext, createContext } from '../../src/context.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import type { ChargeRequest, ChargeResult, PaymentProvider } from '../../src/ports/payment-providers.js';
 
 export interface TestDatabase {
   /** Where the data lives: a SQLite directory or a PostgreSQL schema. */
@@ -61,6 +62,29 @@ export interface TestApp {
   handle: DatabaseHandle;
   /** Closes the app and the database; keeps the data unless `drop` is true. */
   close(options?: { drop?: boolean }): Promise<void>;
+}
+
+/**
+ * The test app's context with its payment providers' `charge` replaced: a worker whose provider behaves some
+ * other way (it dies mid-charge, answers later). `charge` gets the real provider's charge to call or not.
+ */
+export function withCharge(
+  t: TestApp,
+  charge: (request: ChargeRequest, real: PaymentProvider['charge']) => Promise<ChargeResult>,
+): AppContext {
+  return createContext({
+    config: t.ctx.config,
+    db: t.ctx.db,
+    dialect: t.ctx.dialect,
+    clock: t.clock,
+    ports: {
+      ...t.ctx.ports,
+      provider: (mode, name) => {
+        const real = t.ctx.ports.provider(mode, name);
+        return { ...real, charge: (request) => charge(request, (r) => real.charge(r)) };
+      },
+    },
+  });
 }
 
 export interface TestAppOptions {

@@ -1,4 +1,4 @@
-import { tenantClock, testClockOffset } from '../../clock/tenant-clocks.js';
+import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
@@ -32,12 +32,10 @@ type Found = { open: true; mandate: MandatesTable; tenant: Tenant } | { open: fa
 async function find(ctx: AppContext, token: string): Promise<Found> {
   const mandate = await repo.findByConsentToken(ctx.db, sha256(token));
   if (!mandate) return { open: false, reason: 'unknown' };
-  const offset = mandate.mode === 'test' ? await testClockOffset(ctx.db, mandate.workspace_id) : 0;
-  const tenant: Tenant = {
+  const tenant = await loadTenant(ctx.db, ctx.clock, {
     workspaceId: mandate.workspace_id,
     mode: mandate.mode,
-    clock: tenantClock(ctx.clock, mandate.mode, offset),
-  };
+  });
   if (mandate.status === 'expired') return { open: false, reason: 'expired' };
   if (mandate.status !== 'pending' || mandate.consented_at !== null) return { open: false, reason: 'used' };
   if (mandate.consent_expires_at <= tenant.clock.now().toISOString())

@@ -1,4 +1,4 @@
-import { tenantClock, testClockOffset } from '../../clock/tenant-clocks.js';
+import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
@@ -104,12 +104,7 @@ export interface CheckoutView {
 async function find(ctx: AppContext, checkoutId: string) {
   const obligation = await findByCheckout(ctx.db, checkoutId);
   if (obligation?.mode !== 'test') return undefined;
-  const offset = await testClockOffset(ctx.db, obligation.workspace_id);
-  const tenant: Tenant = {
-    workspaceId: obligation.workspace_id,
-    mode: 'test',
-    clock: tenantClock(ctx.clock, 'test', offset),
-  };
+  const tenant = await loadTenant(ctx.db, ctx.clock, { workspaceId: obligation.workspace_id, mode: 'test' });
   const workspace = await ctx.db
     .selectFrom('workspaces')
     .select('name')

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { tenantClock, testClockOffset } from '../../clock/tenant-clocks.js';
+import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import { forUpdate } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
@@ -90,12 +90,10 @@ export async function receiveNotification(
       'The x-provider-signature header is not the HMAC-SHA256 (hex) of the body with this setting’s notification secret.',
     );
   }
-  const offset = setting.mode === 'test' ? await testClockOffset(ctx.db, setting.workspace_id) : 0;
-  const tenant: Tenant = {
+  const tenant = await loadTenant(ctx.db, ctx.clock, {
     workspaceId: setting.workspace_id,
     mode: setting.mode,
-    clock: tenantClock(ctx.clock, setting.mode, offset),
-  };
+  });
   return inTransaction(ctx, async (trx) => {
     const now = tenant.clock.now().toISOString();
     const row: ProviderNotificationsTable = {
