@@ -24,22 +24,51 @@ declare module 'fastify' {
   }
 }
 
+/** A connection to the limiters' Redis when REDIS_URL is set, closed with the app. */
+function limiterStore(app: FastifyInstance, config: Readonly<Config>) {
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 })
+    : null;
+  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
+  // A Redis outage must not stop requests: the limiter lets them through until it answers again.
+  return { ...(redis ? { redis, nameSpace: 'paytrack-rl:' } : {}), skipOnError: true };
+}
+
+/** What a page's limiter throws once an address has made too many requests: the page answers it in HTML. */
+export interface PageRateLimited extends Error {
+  statusCode: 429;
+  rateLimited: true;
+}
+
+/**
+ * A per-address, per-minute limit on a page without a key (the consent and checkout pages), in the page's own
+ * scope, counted across nodes through Redis when REDIS_URL is set, as the API's limits are.
+ */
+export async function pageRateLimit(
+  app: FastifyInstance,
+  config: Readonly<Config>,
+  page: string,
+  perMinute: number,
+): Promise<void> {
+  await app.register(rateLimit, {
+    ...limiterStore(app, config),
+    max: perMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `${page}:${request.ip}`,
+    errorResponseBuilder: () =>
+      Object.assign(new Error('rate limited'), { statusCode: 429, rateLimited: true }) as PageRateLimited,
+  });
+}
+
 /**
  * The limiters, shared by all nodes through Redis when REDIS_URL is set. The caller places their hooks:
  * the per-key one after authentication, the failed-authentication one where authentication fails.
  */
 export const rateLimitPlugin = fp<{ config: Readonly<Config> }>(async (app: FastifyInstance, { config }) => {
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 })
-    : null;
-  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
-
   await app.register(rateLimit, {
+    ...limiterStore(app, config),
     global: false,
     timeWindow: 60_000,
-    ...(redis ? { redis, nameSpace: 'paytrack-rl:' } : {}),
-    // A Redis outage must not stop payments: the limiter lets requests through until it answers again.
-    skipOnError: true,
     errorResponseBuilder: (_request, context) =>
       new AppError(
         'rate_limited',

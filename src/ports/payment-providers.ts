@@ -1,4 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import {
+  type ParsedNotification,
+  parseStandardNotification,
+  type RawNotification,
+} from './provider-notifications.js';
 import type { ChargeRecord } from './simulated-charges.js';
 
 /** Failure codes every provider's answers are normalised to. */
@@ -23,10 +28,12 @@ export function isRetryable(code: FailureCode): boolean {
 }
 
 export interface MandateRequest {
+  /** Our mandate id: the provider's idempotency key. */
   mandateId: string;
   payerName: string;
-  amount: number;
-  currency: string;
+  /** What each collection takes, when its schedule fixes it. */
+  amount: number | null;
+  currency: string | null;
 }
 
 export interface ChargeRequest {
@@ -52,7 +59,8 @@ export interface VirtualAccount {
 export interface PaymentProvider {
   readonly name: string;
   readonly simulated: boolean;
-  createMandate(request: MandateRequest): Promise<{ providerMandateId: string }>;
+  /** Registers a consented mandate; null when this server has no adapter to register it with (charges then fail clearly). */
+  createMandate(request: MandateRequest): Promise<{ providerMandateId: string } | null>;
   charge(request: ChargeRequest): Promise<ChargeResult>;
   /** A checkout page for `reference` (an obligation); null when this server cannot get one from the provider. */
   checkoutLink(request: {
@@ -62,6 +70,8 @@ export interface PaymentProvider {
   }): Promise<{ id: string; url: string } | null>;
   /** A virtual account for `reference` (a schedule); null when this server cannot get one from the provider. */
   virtualAccount(request: { reference: string; accountName: string }): Promise<VirtualAccount | null>;
+  /** A notification as this provider sends it, checked against its signature and normalised. */
+  parseNotification(raw: RawNotification): ParsedNotification;
 }
 
 function failed(code: FailureCode, message: string): ChargeResult {
@@ -98,6 +108,7 @@ export function simulatedProvider(name: string, record?: ChargeRecord, publicUrl
       const digits = String(randomBytes(5).readUIntBE(0, 5) % 100_000_000).padStart(8, '0');
       return { bank: 'Test Bank (simulated)', number: `99${digits}`, name: accountName };
     },
+    parseNotification: parseStandardNotification,
   };
 }
 
@@ -108,7 +119,7 @@ export function unavailableProvider(name: string): PaymentProvider {
     name,
     simulated: false,
     async createMandate() {
-      throw new Error(message);
+      return null;
     },
     async charge() {
       return failed('provider_unavailable', message);
@@ -119,5 +130,6 @@ export function unavailableProvider(name: string): PaymentProvider {
     async checkoutLink() {
       return null;
     },
+    parseNotification: parseStandardNotification,
   };
 }

@@ -290,8 +290,9 @@ describe('collection attempts', () => {
     assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 20_000);
   });
 
-  test('a schedule without a plan is not debited: its obligations get no attempt', async () => {
+  test("a schedule without a plan is debited on its payer's mandate: the payment has no plan, pays the obligation, and can be reversed", async () => {
     const { api } = await newWorkspace(t);
+    const customer = await newCustomer(api);
     const schedule = (
       await api.post('/collection-schedules', {
         target_type: 'generic_collection',
@@ -302,33 +303,81 @@ describe('collection attempts', () => {
         collection_method: 'auto_debit',
       })
     ).body.data;
+    const mandate = await api.post('/payment-mandates', {
+      payer_type: 'customer',
+      payer_id: customer.id,
+      provider: 'gatewayA',
+      schedule_id: schedule.id,
+    });
+    assert.equal(mandate.status, 201, JSON.stringify(mandate.body));
+    assert.equal((await consent(t, mandate.body.data.consent_url, 'approve')).statusCode, 200);
+
     await advanceTo(api, '2028-01-26T00:00:00Z');
-    assert.deepEqual(await attemptsOf(api, schedule.id), []);
+    const [attempt] = await attemptsOf(api, schedule.id);
+    assert.equal(attempt?.status, 'succeeded');
+    const payment = (await api.get(`/payments/${attempt?.payment_id}`)).body.data;
+    assert.equal(payment.trackId, null);
+    assert.equal(payment.customerId, customer.id);
+    assert.equal(payment.amount, 5_000);
+    assert.equal(payment.method, 'direct_debit');
+    assert.equal(payment.source, 'provider');
+    assert.deepEqual(payment.allocations, [
+      { obligationId: attempt?.obligation_id, amount: 5_000, reversedAt: null },
+    ]);
+    assert.equal(payment.unallocatedAmount, 0);
+    const [obligation] = (await api.get(`/collection-schedules/${schedule.id}/obligations`)).body.data.items;
+    assert.equal(obligation.status, 'paid');
+    assert.equal((await api.get(`/collection-schedules/${schedule.id}`)).body.data.status, 'completed');
+    const recorded = (await api.get('/ledger?type=payment.recorded')).body.data.items;
+    assert.deepEqual(
+      recorded.map((e: Record<string, unknown>) => [e.trackId, e.customerId, e.amount, e.balanceAfter]),
+      [[null, customer.id, -5_000, null]],
+    );
+
+    const reversed = await api.post(`/payments/${payment.id}/reverse`, { reason: 'bank recalled it' });
+    assert.equal(reversed.status, 200, JSON.stringify(reversed.body));
+    assert.equal(reversed.body.data.status, 'reversed');
+    const [reopened] = (await api.get(`/collection-schedules/${schedule.id}/obligations`)).body.data.items;
+    assert.equal(reopened.status, 'overdue');
+    assert.equal(reopened.amount_paid, 0);
+    assert.equal((await api.get(`/collection-schedules/${schedule.id}`)).body.data.status, 'active');
+    const [entry] = (await api.get('/ledger?type=payment.reversed')).body.data.items;
+    assert.deepEqual([entry.trackId, entry.customerId, entry.amount], [null, customer.id, 5_000]);
   });
 
-  test('an outcome that cannot be recorded holds up no other attempt and says so on its own', async () => {
+  test('money collected for a plan paid off meanwhile stays on the books, unallocated and explained; other attempts go on', async () => {
     const { api, workspaceId } = await newWorkspace(t);
-    const troubled = await autoDebit(api, 10_000);
+    const raced = await autoDebit(api, 10_000);
     const fine = await autoDebit(api, 10_000);
-    await activeMandate(api, troubled.schedule.id);
+    await activeMandate(api, raced.schedule.id);
     await activeMandate(api, fine.schedule.id);
     // While the provider charges the first plan, the business records its whole balance by hand.
+    const mandateIds: string[] = [];
     const racing = withCharge(t, async (request, charge) => {
+      mandateIds.push(request.mandateId);
       const attempt = (await api.get(`/collection-attempts/${request.reference}`)).body.data;
-      if (attempt.schedule_id === troubled.schedule.id) {
-        await api.post('/payments', { trackId: troubled.plan.id, amount: 30_000, method: 'cash' });
+      if (attempt.schedule_id === raced.schedule.id) {
+        await api.post('/payments', { trackId: raced.plan.id, amount: 30_000, method: 'cash' });
       }
       return charge(request);
     });
     await runSweepsNow(racing, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') });
-    const [stuck] = await attemptsOf(api, troubled.schedule.id);
-    assert.equal(stuck?.status, 'processing');
-    assert.match(
-      String(stuck?.failure_message),
-      /could not be recorded yet: .*refused the collected payment/,
-    );
+    assert.equal(mandateIds.length, 2);
+    for (const id of mandateIds) assert.match(id, /^sim_mdt_/, "charged on the provider's mandate id");
+    const [collected] = await attemptsOf(api, raced.schedule.id);
+    assert.equal(collected?.status, 'succeeded');
+    const payment = (await api.get(`/payments/${collected?.payment_id}`)).body.data;
+    assert.equal(payment.trackId, null);
+    assert.equal(payment.customerId, raced.customer.id);
+    assert.equal(payment.amount, 10_000);
+    assert.deepEqual(payment.allocations, []);
+    assert.equal(payment.unallocatedAmount, 10_000);
+    assert.equal(payment.metadata.planId, raced.plan.id);
+    assert.match(payment.metadata.unapplied, /plan refused this collection: .*completed/);
+    const plan = (await api.get(`/tracks/${raced.plan.id}`)).body.data;
+    assert.deepEqual([plan.balance, plan.amountPaid, plan.status], [0, 30_000, 'completed']);
+    assert.equal((await api.get(`/tracks/${raced.plan.id}/payments`)).body.data.items.length, 1);
     const [done] = await attemptsOf(api, fine.schedule.id);
     assert.equal(done?.status, 'succeeded');
-    assert.equal((await api.get(`/tracks/${troubled.plan.id}/payments`)).body.data.items.length, 1);
   });
 });

@@ -492,24 +492,32 @@ describe('first start on an empty database', () => {
         WEBHOOK_ALLOW_PRIVATE: 'true',
       };
       const server = await startCommand(['serve'], env, 'listening on');
-      assert.match(server.stdout.text, /background jobs on a worker thread/);
-      const key = KEY_FORM.exec(server.stdout.text)?.[0];
-      const call = (path: string, body: unknown) =>
-        fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-      assert.equal((await call('/webhooks', { url: receiver.url })).status, 201);
-      assert.equal((await call('/customers', { name: 'Thread Test', phone: '+2348031234567' })).status, 201);
-      const deadline = Date.now() + 10_000;
-      while (receiver.requests.length === 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50));
-      assert.equal(JSON.parse(receiver.requests[0]?.body ?? '{}').type, 'customer.created');
-      await new Promise((r) => setTimeout(r, 1_200)); // the thread forwards its counts every second
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      assert.match(metrics, /paytrack_webhook_delivery_attempts_total\{status="succeeded"\} 1/);
-      assert.equal(await server.stop(), 0, server.stderr.text);
+      try {
+        assert.match(server.stdout.text, /background jobs on a worker thread/);
+        const key = KEY_FORM.exec(server.stdout.text)?.[0];
+        const call = (path: string, body: unknown) =>
+          fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+        assert.equal((await call('/webhooks', { url: receiver.url })).status, 201);
+        assert.equal(
+          (await call('/customers', { name: 'Thread Test', phone: '+2348031234567' })).status,
+          201,
+        );
+        const deadline = Date.now() + 30_000;
+        while (receiver.requests.length === 0 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 50));
+        assert.equal(JSON.parse(receiver.requests[0]?.body ?? '{}').type, 'customer.created');
+        await new Promise((r) => setTimeout(r, 1_200)); // the thread forwards its counts every second
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        assert.match(metrics, /paytrack_webhook_delivery_attempts_total\{status="succeeded"\} 1/);
+        assert.equal(await server.stop(), 0, server.stderr.text);
+      } finally {
+        // A failed check must not leave the server (and its worker thread) running in this process.
+        await server.stop();
+      }
     } finally {
       await receiver.close();
       await database.drop();

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { setProvider } from '../../src/modules/providers/providers.service.js';
 import type { Client } from '../helpers/api.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, type TestApp, withProvider } from '../helpers/app.js';
 import { cliEnv, cliJson } from '../helpers/cli.js';
 import { answer, consent, formTokenOf, openPage, pathOf } from '../helpers/consent.js';
 import { newCustomer, newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
@@ -344,6 +346,44 @@ describe('live mode and provider approval', () => {
     assert.equal(approved.notification_secret, null, 'the secret is shown once');
     assert.equal(approved.mandates_activated, 1);
     assert.equal((await live.get(`/payment-mandates/${mandate.id}`)).body.data.status, 'active');
+  });
+});
+
+describe('registration with the provider', () => {
+  test('an approved mandate is registered with its provider as it becomes active', async () => {
+    const { api } = await newWorkspace(t);
+    const customer = await newCustomer(api);
+    const mandate = await newMandate(api, { payer_id: customer.id, provider: 'gatewayA' });
+    assert.equal((await consent(t, mandate.consent_url, 'approve')).statusCode, 200);
+    assert.equal((await api.get(`/payment-mandates/${mandate.id}`)).body.data.status, 'active');
+    const row = await t.ctx.db
+      .selectFrom('mandates')
+      .select('provider_mandate_id')
+      .where('id', '=', mandate.id)
+      .executeTakeFirstOrThrow();
+    assert.match(String(row.provider_mandate_id), /^sim_mdt_/);
+  });
+
+  test('a provider that cannot be reached leaves the consented mandate pending; the sweep activates it once it answers', async () => {
+    const { live, workspaceId } = await newWorkspace(t);
+    const customer = await newCustomer(live);
+    const mandate = await newMandate(live, { payer_id: customer.id, provider: 'gatewayB' });
+    assert.equal((await consent(t, mandate.consent_url, 'approve')).statusCode, 200);
+    await setProvider(t.ctx.db, t.clock, { workspaceId, mode: 'live', provider: 'gatewayB', approved: true });
+    const scope = { mode: 'live' as const, workspaceId, now: t.clock.now() };
+    const unreachable = withProvider(t, () => ({
+      createMandate: async () => {
+        throw new Error('connect ECONNREFUSED');
+      },
+    }));
+    await runSweepsNow(unreachable, scope);
+    const waiting = (await live.get(`/payment-mandates/${mandate.id}`)).body.data;
+    assert.equal(waiting.status, 'pending');
+    assert.ok(waiting.consented_at);
+    await runSweepsNow(t.ctx, scope);
+    const active = (await live.get(`/payment-mandates/${mandate.id}`)).body.data;
+    assert.equal(active.status, 'active');
+    assert.equal((await live.get('/events?type=mandate.activated')).body.data.items.length, 1);
   });
 });
 

@@ -65,12 +65,12 @@ export interface TestApp {
 }
 
 /**
- * The test app's context with its payment providers' `charge` replaced: a worker whose provider behaves some
- * other way (it dies mid-charge, answers later). `charge` gets the real provider's charge to call or not.
+ * The test app's context with its payment providers changed: a worker whose provider behaves some other way (it
+ * dies mid-charge, answers later, cannot be reached). `change` gets the real provider and returns what differs.
  */
-export function withCharge(
+export function withProvider(
   t: TestApp,
-  charge: (request: ChargeRequest, real: PaymentProvider['charge']) => Promise<ChargeResult>,
+  change: (real: PaymentProvider) => Partial<PaymentProvider>,
 ): AppContext {
   return createContext({
     config: t.ctx.config,
@@ -81,10 +81,18 @@ export function withCharge(
       ...t.ctx.ports,
       provider: (mode, name) => {
         const real = t.ctx.ports.provider(mode, name);
-        return { ...real, charge: (request) => charge(request, (r) => real.charge(r)) };
+        return { ...real, ...change(real) };
       },
     },
   });
+}
+
+/** `withProvider` for the charge alone: `charge` gets the real provider's charge to call or not. */
+export function withCharge(
+  t: TestApp,
+  charge: (request: ChargeRequest, real: PaymentProvider['charge']) => Promise<ChargeResult>,
+): AppContext {
+  return withProvider(t, (real) => ({ charge: (request) => charge(request, (r) => real.charge(r)) }));
 }
 
 export interface TestAppOptions {

@@ -41,3 +41,18 @@ test('nodes sharing Redis count one limit per key between them', async () => {
   const otherKey = client(second, ws.liveKey);
   assert.equal((await otherKey.get('/account')).status, 200, 'each key has its own count');
 });
+
+test('the consent page limits an address across the nodes that share Redis', async () => {
+  // An address of its own, so that counts left in Redis by an earlier run do not matter.
+  const address = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.7`;
+  const open = (t: TestApp) =>
+    t.app.inject({ method: 'GET', url: `/consent/ct_${'x'.repeat(43)}`, remoteAddress: address });
+  for (let i = 0; i < 30; i++) {
+    const res = await open(i % 2 === 0 ? first : second);
+    assert.equal(res.statusCode, 404, `request ${i + 1}`);
+  }
+  const limited = await open(first);
+  assert.equal(limited.statusCode, 429);
+  assert.match(String(limited.headers['content-type']), /text\/html/);
+  assert.equal((await open(second)).statusCode, 429);
+});

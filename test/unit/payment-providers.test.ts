@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { loadConfig } from '../../src/config.js';
 import { simulatedProvider, unavailableProvider } from '../../src/ports/payment-providers.js';
 import { createPorts } from '../../src/ports/ports.js';
+import { parseStandardNotification } from '../../src/ports/provider-notifications.js';
 
 const charge = (amount: number) =>
   simulatedProvider('gatewayA').charge({ reference: 'att_1', mandateId: 'man_1', amount, currency: 'NGN' });
@@ -47,8 +49,15 @@ describe('the test-mode payment provider', () => {
     });
     assert.equal(result.status, 'failed');
     assert.equal(result.status === 'failed' && result.code, 'provider_unavailable');
-    await assert.rejects(
-      unavailableProvider('x').createMandate({ mandateId: 'm', payerName: 'A', amount: 1, currency: 'NGN' }),
+    assert.equal(
+      await unavailableProvider('x').createMandate({
+        mandateId: 'm',
+        payerName: 'A',
+        amount: 1,
+        currency: 'NGN',
+      }),
+      null,
+      'nothing to register with: the mandate rests on the consent alone, and its charges fail clearly',
     );
 
     const simulated = await ports.messages('test').send({ channel: 'sms', to: '+2348031234567', text: 'Hi' });
@@ -56,5 +65,39 @@ describe('the test-mode payment provider', () => {
     const unsent = await ports.messages('live').send({ channel: 'email', to: 'a@example.com', text: 'Hi' });
     assert.equal(unsent.status, 'failed');
     assert.match(unsent.error ?? '', /SMTP_URL/);
+  });
+});
+
+describe("notifications in paytrack's own form", () => {
+  const secret = 'pns_test-secret';
+  const body = JSON.stringify({
+    id: 'evt_1',
+    type: 'charge.succeeded',
+    reference: 'att_1',
+    amount: 500,
+    currency: 'NGN',
+    occurred_at: '2028-01-01T00:00:00Z',
+  });
+  const sign = (text: string) => createHmac('sha256', secret).update(text).digest('hex');
+
+  test('a body signed with the setting secret is read; a changed body, another secret or no signature is refused', () => {
+    const read = parseStandardNotification({
+      rawBody: body,
+      headers: { 'x-provider-signature': sign(body) },
+      secret,
+    });
+    assert.equal(read.ok && read.notification.reference, 'att_1');
+    const changed = body.replace('500', '5000');
+    for (const [rawBody, headers, key] of [
+      [changed, { 'x-provider-signature': sign(body) }, secret],
+      [body, { 'x-provider-signature': sign(body) }, 'pns_other'],
+      [body, {}, secret],
+      [body, { 'x-provider-signature': 'zz' }, secret],
+    ] as const) {
+      const refused = parseStandardNotification({ rawBody, headers, secret: key });
+      assert.equal(refused.ok, false);
+      assert.match(refused.ok ? '' : refused.reason, /x-provider-signature/);
+    }
+    assert.equal(simulatedProvider('gatewayB').parseNotification, parseStandardNotification);
   });
 });

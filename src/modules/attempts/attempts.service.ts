@@ -9,8 +9,9 @@ import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { ChargeResult } from '../../ports/payment-providers.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import * as mandates from '../mandates/mandates.repository.js';
-import { applyPayment } from '../payments/payments.service.js';
-import { openCheckout } from '../providers/checkout.service.js';
+import type { Payment } from '../payments/payments.schemas.js';
+import { applyPayment, applyPaymentWithoutPlan } from '../payments/payments.service.js';
+import { checkoutLinkFor, saveCheckout } from '../providers/checkout.service.js';
 import { isApproved } from '../providers/providers.service.js';
 import * as obligations from '../schedules/obligations.repository.js';
 import * as schedules from '../schedules/schedules.repository.js';
@@ -108,15 +109,21 @@ async function schedule(
 
 /**
  * An obligation whose time to collect has come: its first attempt, or for a gatewayA_checkout schedule its
- * checkout page (once: `collect_at` is cleared with it).
+ * checkout page (once: `collect_at` is cleared with it). The provider is asked for the page before the
+ * transaction, with the obligation id as its reference, so no transaction waits on a provider.
  */
 export async function createFirstAttempt(
   ctx: AppContext,
   tenant: Tenant,
   obligationId: string,
 ): Promise<boolean> {
+  const due = await obligations.findById(ctx.db, tenant, obligationId);
+  if (!due || due.collect_at === null) return false;
+  const owner = await schedules.findRow(ctx.db, tenant, due.schedule_id);
+  const byCheckout = owner?.collection_method === 'gatewayA_checkout';
+  // A checkout pays a plan: a schedule without one is collected by automatic debit alone.
+  const link = byCheckout && due.track_id !== null ? await checkoutLinkFor(ctx.ports, tenant, due) : null;
   return inTransaction(ctx, async (trx) => {
-    const now = tenant.clock.now().toISOString();
     const claimed = await trx
       .updateTable('obligations')
       .set({ collect_at: null })
@@ -126,13 +133,10 @@ export async function createFirstAttempt(
       .returningAll()
       .executeTakeFirst();
     if (!claimed) return false;
-    const owner = await schedules.findRow(trx, tenant, claimed.schedule_id);
-    if (owner?.collection_method === 'gatewayA_checkout') {
-      await openCheckout(trx, ctx.ports, tenant, claimed);
+    if (byCheckout) {
+      if (link) await saveCheckout(trx, tenant, claimed.id, link);
       return true;
     }
-    // A payment needs a plan in this version: obligations of a schedule without one are not debited.
-    if (claimed.track_id === null) return true;
     return schedule(
       trx,
       tenant,
@@ -143,7 +147,7 @@ export async function createFirstAttempt(
         currency: claimed.currency,
       },
       1,
-      now,
+      tenant.clock.now().toISOString(),
       null,
     );
   });
@@ -200,10 +204,11 @@ async function ledgerEntry(
 ) {
   const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
   const track = obligation?.track_id ? await tracks.findById(trx, tenant, obligation.track_id) : undefined;
+  const mandate = attempt.mandate_id ? await mandates.findById(trx, tenant, attempt.mandate_id) : undefined;
   await appendEntry(trx, tenant, {
     type,
     trackId: track?.id ?? null,
-    customerId: track?.customer_id ?? null,
+    customerId: track?.customer_id ?? mandate?.payer_id ?? null,
     amount: 0,
     balanceAfter: track?.balance ?? null,
     currency: attempt.currency,
@@ -212,6 +217,60 @@ async function ledgerEntry(
       obligationId: attempt.obligation_id,
       ...(attempt.payment_id ? { paymentId: attempt.payment_id } : {}),
     },
+  });
+}
+
+/**
+ * The payment of a successful charge, through the money core: on the obligation's plan; for a schedule without a
+ * plan, a payment without one that pays the obligation; and when the plan refuses the money (paid off or
+ * archived since the charge began), a payment without a plan, unallocated, that says why: collected money is
+ * always on the books.
+ */
+async function collected(
+  trx: Trx,
+  tenant: Tenant,
+  attempt: AttemptsTable,
+  providerReference: string,
+  now: string,
+): Promise<Payment> {
+  const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
+  if (!obligation) throw new Error(`attempt ${attempt.id}: its obligation is gone`);
+  const metadata = { attemptId: attempt.id, providerReference };
+  const base = {
+    amount: attempt.amount,
+    currency: attempt.currency,
+    method: 'direct_debit',
+    paidAt: now,
+    source: 'provider',
+  } as const;
+  if (obligation.track_id === null) {
+    const mandate = attempt.mandate_id ? await mandates.findById(trx, tenant, attempt.mandate_id) : undefined;
+    if (!mandate) throw new Error(`attempt ${attempt.id}: its mandate is gone`);
+    return applyPaymentWithoutPlan(trx, tenant, {
+      ...base,
+      customerId: mandate.payer_id,
+      metadata,
+      obligation,
+    });
+  }
+  const outcome = await applyPayment(trx, tenant, {
+    ...base,
+    trackId: obligation.track_id,
+    reference: null,
+    metadata,
+  });
+  if (outcome.ok) return outcome.payment;
+  const track = await tracks.findById(trx, tenant, obligation.track_id);
+  if (!track) throw new Error(`attempt ${attempt.id}: its plan is gone`);
+  return applyPaymentWithoutPlan(trx, tenant, {
+    ...base,
+    customerId: track.customer_id,
+    metadata: {
+      ...metadata,
+      planId: track.id,
+      unapplied: `The plan refused this collection: ${outcome.refusal.message}`.slice(0, 500),
+    },
+    obligation: null,
   });
 }
 
@@ -230,24 +289,10 @@ export async function recordOutcome(
   {
     const now = tenant.clock.now().toISOString();
     if (result.status === 'succeeded') {
-      const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
-      if (!obligation?.track_id) throw new Error(`attempt ${attempt.id}: its obligation has no plan to pay`);
-      const outcome = await applyPayment(trx, tenant, {
-        trackId: obligation.track_id,
-        amount: attempt.amount,
-        method: 'direct_debit',
-        paidAt: now,
-        reference: null,
-        source: 'provider',
-        metadata: { attemptId: attempt.id, providerReference: result.providerReference },
-      });
-      if (!outcome.ok)
-        throw new Error(
-          `attempt ${attempt.id}: the plan refused the collected payment (${outcome.refusal.code})`,
-        );
+      const payment = await collected(trx, tenant, attempt, result.providerReference, now);
       const done = await repo.updateIn(trx, attempt.id, ['processing'], {
         status: 'succeeded',
-        payment_id: outcome.payment.id,
+        payment_id: payment.id,
         failure_message: null,
         provider_reference: result.providerReference,
         updated_at: now,
@@ -341,9 +386,12 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
     attempt = decision.decided.attempt;
   }
   const provider = ctx.ports.provider(tenant.mode, attempt.provider ?? '');
+  const mandate = attempt.mandate_id
+    ? await mandates.findById(ctx.db, tenant, attempt.mandate_id)
+    : undefined;
   const result = await provider.charge({
     reference: attempt.id,
-    mandateId: attempt.mandate_id ?? '',
+    mandateId: mandate?.provider_mandate_id ?? attempt.mandate_id ?? '',
     amount: attempt.amount,
     currency: attempt.currency,
   });

@@ -1,7 +1,7 @@
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { isCrossSitePost, PAGE_HEADERS } from '../../http/html-page.js';
+import { pageRateLimit } from '../../http/rate-limit.js';
 import { answeredPage, type ClosedPage, closedPage, consentForm } from './consent.page.js';
 import { answerConsent, showConsent } from './consent.service.js';
 
@@ -30,15 +30,9 @@ export const consentPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     { parseAs: 'string', bodyLimit: 4096 },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
-  await app.register(rateLimit, {
-    max: PER_IP_PER_MINUTE,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `consent:${request.ip}`,
-    errorResponseBuilder: () =>
-      Object.assign(new Error('rate limited'), { statusCode: 429, consentPage: 'rate_limited' }),
-  });
-  app.setErrorHandler((error: Error & { statusCode?: number; consentPage?: ClosedPage }, request, reply) => {
-    if (error.consentPage) return closed(reply, error.consentPage);
+  await pageRateLimit(app, ctx.config, 'consent', PER_IP_PER_MINUTE);
+  app.setErrorHandler((error: Error & { statusCode?: number; rateLimited?: boolean }, request, reply) => {
+    if (error.rateLimited) return closed(reply, 'rate_limited');
     if ((error.statusCode ?? 500) < 500) return closed(reply, 'bad_request');
     request.log.error({ err: error }, 'consent page failed');
     return closed(reply, 'error');
@@ -71,6 +65,7 @@ export const consentPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
           typeof request.headers['user-agent'] === 'string'
             ? request.headers['user-agent'].slice(0, 500)
             : null,
+        log: request.log,
       });
       if (!outcome.done) return closed(reply, outcome.reason);
       return send(reply, 200, answeredPage(outcome.status, outcome.view));

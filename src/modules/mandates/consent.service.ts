@@ -1,15 +1,15 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
 import { formatMoney } from '../../lib/money.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { isApproved } from '../providers/providers.service.js';
 import * as obligations from '../schedules/obligations.repository.js';
 import * as schedules from '../schedules/schedules.repository.js';
 import type { SchedulesTable } from '../schedules/schedules.table.js';
 import * as repo from './mandates.repository.js';
-import { activate, randomToken, sha256, toApi } from './mandates.service.js';
+import { randomToken, registerAndActivate, sha256, toApi } from './mandates.service.js';
 import type { ConsentEvidence, MandatesTable } from './mandates.table.js';
 
 /** Why a consent link shows no form. */
@@ -128,6 +128,7 @@ export interface ConsentAnswer {
   formToken: string;
   ip: string;
   userAgent: string | null;
+  log: FastifyBaseLogger;
 }
 
 export type ConsentOutcome =
@@ -135,9 +136,9 @@ export type ConsentOutcome =
   | { done: false; reason: ClosedReason | 'forged' };
 
 /**
- * The payer's answer. Approving keeps the evidence (time, address, browser, the words shown and their hash)
- * and makes the mandate active in test mode, and in live mode once the provider has approved the workspace
- * (until then it stays pending, consented). Declining makes it failed. Works once; a post without the form
+ * The payer's answer. Approving keeps the evidence (time, address, browser, the words shown and their hash);
+ * the mandate is then registered with its provider and active, in test mode, and in live mode once the provider
+ * has approved the workspace (until then it stays pending, consented). Declining makes it failed. Works once; a post without the form
  * token of a rendered page changes nothing.
  */
 export async function answerConsent(
@@ -153,7 +154,7 @@ export async function answerConsent(
   }
   const view = await viewOf(ctx, mandate, tenant);
   const now = tenant.clock.now().toISOString();
-  return inTransaction(ctx, async (trx): Promise<ConsentOutcome> => {
+  const outcome = await inTransaction(ctx, async (trx): Promise<ConsentOutcome> => {
     const guard = { awaitingConsent: true, formTokenHash: mandate.form_token_hash as string };
     if (answer.decision === 'decline') {
       const failed = await repo.updateIn(
@@ -183,8 +184,17 @@ export async function answerConsent(
       guard,
     );
     if (!consented) return { done: false, reason: 'used' };
-    if (!(await isApproved(trx, tenant, mandate.provider))) return { done: true, status: 'pending', view };
-    await activate(trx, tenant, mandate.id);
-    return { done: true, status: 'active', view };
+    return { done: true, status: 'pending', view };
   });
+  if (!outcome.done || outcome.status !== 'pending') return outcome;
+  try {
+    if (await registerAndActivate(ctx, tenant, mandate.id)) return { ...outcome, status: 'active' };
+  } catch (error) {
+    // The consent is kept; the sweep registers it with the provider once it answers.
+    answer.log.warn(
+      { err: error, mandateId: mandate.id },
+      'mandate could not be registered with its provider',
+    );
+  }
+  return outcome;
 }

@@ -3,7 +3,7 @@ import type { ModuleManifest } from '../manifest.js';
 import { consentPages } from './consent.plugin.js';
 import { mandatesRoutes } from './mandates.routes.js';
 import { Mandate } from './mandates.schemas.js';
-import { consentExpirySweep } from './mandates.sweeps.js';
+import { consentExpirySweep, mandateActivationSweep } from './mandates.sweeps.js';
 
 const events = {
   'mandate.created': Mandate,
@@ -21,6 +21,6 @@ export const mandatesModule: ModuleManifest = {
   name: 'mandates',
   routes: mandatesRoutes,
   events,
-  sweeps: [consentExpirySweep],
+  sweeps: [consentExpirySweep, mandateActivationSweep],
   pages: [{ prefix: '/consent', plugin: consentPages }],
 };

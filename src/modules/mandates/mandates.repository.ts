@@ -69,6 +69,25 @@ export function expiring(db: DbOrTrx, group: TenantGroup, now: string, limit: nu
     .execute();
 }
 
+/**
+ * Consented mandates of a tenant group that may become active: in test mode all, in live mode those whose
+ * provider has approved the workspace (they wait for their registration with the provider).
+ */
+export function awaitingActivation(db: DbOrTrx, group: TenantGroup, limit: number) {
+  let q = db
+    .selectFrom('mandates')
+    .select(['id', 'workspace_id'])
+    .where(inTenantGroup(group))
+    .where('status', '=', 'pending')
+    .where('consented_at', 'is not', null);
+  if (group.mode === 'live') {
+    q = q.where(
+      sql<boolean>`exists (select 1 from provider_settings s where s.workspace_id = mandates.workspace_id and s.mode = mandates.mode and s.provider = mandates.provider and s.approved = 1)`,
+    );
+  }
+  return q.orderBy('consented_at').limit(limit).execute();
+}
+
 /** Consented live mandates of a provider that wait for its approval. */
 export function awaitingApproval(db: DbOrTrx, tenant: TenantRef, provider: string) {
   return db

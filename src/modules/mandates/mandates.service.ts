@@ -106,6 +106,7 @@ export async function createMandate(
       consent_expires_at: new Date(at.getTime() + CONSENT_TTL_MS).toISOString(),
       consented_at: null,
       consent: null,
+      provider_mandate_id: null,
       activated_at: null,
       revoked_at: null,
       revocation_reason: null,
@@ -205,17 +206,22 @@ export async function revokeMandate(
 }
 
 /**
- * Makes a consented mandate active (in the caller's transaction): its ledger entry and event. Returns null when
- * it was not pending with consent any more.
+ * Makes a consented mandate active (in the caller's transaction), with the id its provider gave it: its ledger
+ * entry and event. Returns null when it was not pending with consent any more.
  */
-export async function activate(trx: Trx, tenant: Tenant, id: string): Promise<MandatesTable | null> {
+export async function activate(
+  trx: Trx,
+  tenant: Tenant,
+  id: string,
+  providerMandateId: string | null,
+): Promise<MandatesTable | null> {
   const now = tenant.clock.now().toISOString();
   const active = await repo.updateIn(
     trx,
     tenant,
     id,
     ['pending'],
-    { status: 'active', activated_at: now, updated_at: now },
+    { status: 'active', activated_at: now, provider_mandate_id: providerMandateId, updated_at: now },
     { consented: true },
   );
   if (!active) return null;
@@ -230,6 +236,32 @@ export async function activate(trx: Trx, tenant: Tenant, id: string): Promise<Ma
   return active;
 }
 
+/**
+ * A consented mandate whose provider has approved the workspace (always so in test mode) is registered with the
+ * provider, outside any transaction (the mandate id is the provider's idempotency key), then made active.
+ * Returns whether it became active. A provider that cannot be reached throws: the mandate stays pending,
+ * consented, and the `mandates.activate` sweep tries again.
+ */
+export async function registerAndActivate(ctx: AppContext, tenant: Tenant, id: string): Promise<boolean> {
+  const mandate = await repo.findById(ctx.db, tenant, id);
+  if (mandate?.status !== 'pending' || mandate.consented_at === null) return false;
+  if (!(await isApproved(ctx.db, tenant, mandate.provider))) return false;
+  const payer = await getCustomerRow(ctx.db, tenant, mandate.payer_id);
+  const schedule = mandate.schedule_id
+    ? await schedules.findRow(ctx.db, tenant, mandate.schedule_id)
+    : undefined;
+  const registered = await ctx.ports.provider(tenant.mode, mandate.provider).createMandate({
+    mandateId: mandate.id,
+    payerName: payer.name,
+    amount: schedule?.fixed_amount ?? null,
+    currency: schedule?.currency ?? null,
+  });
+  const active = await inTransaction(ctx, (trx) =>
+    activate(trx, tenant, id, registered?.providerMandateId ?? null),
+  );
+  return active !== null;
+}
+
 /** Live mandates consented while their provider was not approved: active once it is. Returns how many. */
 export async function activateAwaitingApproval(
   ctx: AppContext,
@@ -239,7 +271,7 @@ export async function activateAwaitingApproval(
   if (!(await isApproved(ctx.db, tenant, provider))) return 0;
   let activated = 0;
   for (const { id } of await repo.awaitingApproval(ctx.db, tenant, provider)) {
-    if (await inTransaction(ctx, (trx) => activate(trx, tenant, id))) activated++;
+    if (await registerAndActivate(ctx, tenant, id)) activated++;
   }
   return activated;
 }

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { SweepDefinition } from '../../jobs/sweeps.js';
 import * as repo from './mandates.repository.js';
-import { toApi } from './mandates.service.js';
+import { registerAndActivate, toApi } from './mandates.service.js';
 
 const BATCH = 200;
 
@@ -33,6 +33,30 @@ export const consentExpirySweep: SweepDefinition = {
         if (expired) handled++;
       }
       if (due.length < BATCH) break;
+    }
+    return handled;
+  },
+};
+
+/**
+ * Consented mandates whose registration with their provider failed (the provider could not be reached): tried
+ * again, a batch a run, until the provider answers.
+ */
+export const mandateActivationSweep: SweepDefinition = {
+  name: 'mandates.activate',
+  everyMs: 60_000,
+  async run(ctx, scope) {
+    let handled = 0;
+    for (const found of await repo.awaitingActivation(ctx.db, scope, BATCH)) {
+      const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
+      try {
+        if (await registerAndActivate(ctx, tenant, found.id)) handled++;
+      } catch (error) {
+        ctx.log?.warn(
+          { err: error, mandateId: found.id },
+          'mandate could not be registered with its provider',
+        );
+      }
     }
     return handled;
   },

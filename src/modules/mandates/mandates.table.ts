@@ -29,6 +29,8 @@ export interface MandatesTable {
   consented_at: string | null;
   /** JSON `ConsentEvidence`, once the payer approved. */
   consent: string | null;
+  /** The mandate's id at its provider, once registered there (on activation). */
+  provider_mandate_id: string | null;
   activated_at: string | null;
   revoked_at: string | null;
   revocation_reason: string | null;

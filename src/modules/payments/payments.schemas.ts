@@ -87,7 +87,12 @@ const PaymentAllocation = Type.Object(
 export const Payment = Type.Object(
   {
     id: Type.String(),
-    trackId: Type.String(),
+    trackId: Nullable(
+      Type.String({
+        description:
+          'The plan paid into. Null only for money a provider collected that no plan takes: a collection for a schedule without a plan, or one its plan refused (paid off or archived meanwhile; then unallocated, for the business to refund or apply).',
+      }),
+    ),
     customerId: Type.String(),
     amount: Type.Integer(),
     currency: Type.String(),
@@ -126,9 +131,12 @@ export const paymentEventExample = { ...paymentExample, balanceAfter: 22_500_000
 export const PaymentEvent = Type.Object(
   {
     ...Payment.properties,
-    balanceAfter: Type.Integer({
-      description: "The plan's balance right after this payment (or its reversal).",
-    }),
+    balanceAfter: Nullable(
+      Type.Integer({
+        description:
+          "The plan's balance right after this payment (or its reversal); null for a payment without a plan.",
+      }),
+    ),
   },
   {
     title: 'PaymentEvent',

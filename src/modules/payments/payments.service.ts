@@ -10,7 +10,9 @@ import { instantRange, toInstant } from '../../lib/instant.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { referenceKey } from '../../lib/text.js';
-import { allocatePayment, undoAllocations } from '../schedules/schedules.allocation.js';
+import { appendEntry } from '../ledger/ledger.service.js';
+import { allocatePayment, allocateToObligation, undoAllocations } from '../schedules/schedules.allocation.js';
+import type { ObligationsTable } from '../schedules/schedules.table.js';
 import { applyBalanceChange } from '../tracks/tracks.balance.js';
 import { getTrackRow } from '../tracks/tracks.service.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
@@ -137,6 +139,74 @@ export async function applyPayment(trx: Trx, tenant: Tenant, input: NewPayment):
   return { ok: true, payment, track };
 }
 
+export interface PaymentWithoutPlan {
+  customerId: string;
+  amount: number;
+  currency: string;
+  method: Payment['method'];
+  paidAt: string;
+  source: PaymentSource;
+  metadata: Record<string, string>;
+  /** The obligation of a schedule without a plan it was collected for; null for money no plan could take. */
+  obligation: ObligationsTable | null;
+}
+
+/**
+ * Records money a provider collected that belongs to no plan, in the caller's transaction: a collection for a
+ * schedule without a plan (it pays that obligation), or a collection its plan refused (paid off or archived
+ * meanwhile; it stays unallocated, for the business to refund or apply). `trackId` is null; the customer's
+ * ledger shows it; no request can record such a payment.
+ */
+export async function applyPaymentWithoutPlan(
+  trx: Trx,
+  tenant: Tenant,
+  input: PaymentWithoutPlan,
+): Promise<Payment> {
+  const at = tenant.clock.now();
+  const id = newId('payment', at);
+  const allocations = input.obligation
+    ? await allocateToObligation(trx, tenant, input.obligation, {
+        id,
+        amount: input.amount,
+        customerId: input.customerId,
+      })
+    : [];
+  const row: PaymentsTable = {
+    id,
+    workspace_id: tenant.workspaceId,
+    mode: tenant.mode,
+    track_id: null,
+    customer_id: input.customerId,
+    amount: input.amount,
+    currency: input.currency,
+    method: input.method,
+    status: 'recorded',
+    paid_at: input.paidAt,
+    reference: null,
+    reference_key: null,
+    source: input.source,
+    metadata: stringifyMetadata(input.metadata),
+    created_at: at.toISOString(),
+    reversed_at: null,
+    reversal_reason: null,
+    allocations: JSON.stringify(allocations),
+  };
+  await appendEntry(trx, tenant, {
+    type: 'payment.recorded',
+    trackId: null,
+    customerId: input.customerId,
+    amount: -input.amount,
+    balanceAfter: null,
+    currency: input.currency,
+    occurredAt: input.paidAt,
+    refs: { paymentId: id },
+  });
+  await repo.insert(trx, row);
+  const payment = toApi(row);
+  await recordEvent(trx, tenant, 'payment.recorded', { ...payment, balanceAfter: null });
+  return payment;
+}
+
 /** `POST /payments`: one payment, in its own unit of work. Exact under any number of concurrent payments. */
 export async function recordPayment(ctx: AppContext, tenant: Tenant, input: PaymentCreate): Promise<Payment> {
   const now = tenant.clock.now();
@@ -165,6 +235,31 @@ export async function recordPayment(ctx: AppContext, tenant: Tenant, input: Paym
   }
 }
 
+/** A reversed payment's amount back on its plan's balance (the plan's new balance), or, without a plan, on its customer's ledger. */
+async function restoreBalance(trx: Trx, tenant: Tenant, reversed: PaymentsTable): Promise<number | null> {
+  const entry = { type: 'payment.reversed' as const, refs: { paymentId: reversed.id } };
+  if (reversed.track_id === null) {
+    await appendEntry(trx, tenant, {
+      ...entry,
+      trackId: null,
+      customerId: reversed.customer_id,
+      amount: reversed.amount,
+      balanceAfter: null,
+      currency: reversed.currency,
+    });
+    return null;
+  }
+  const outcome = await applyBalanceChange(trx, tenant, {
+    trackId: reversed.track_id,
+    amountDelta: 0,
+    paidDelta: -reversed.amount,
+    from: ['active', 'completed', 'archived'],
+    entry,
+  });
+  if (!outcome.ok) throw new Error(`reversing payment ${reversed.id}: the plan refused (${outcome.reason})`);
+  return outcome.track.balance;
+}
+
 /**
  * Corrects a recorded payment: it becomes `reversed` and its amount goes back on the plan's balance through
  * the money core (a completed plan is active again), with a `payment.reversed` ledger entry and event.
@@ -188,14 +283,7 @@ export async function reversePayment(
       if (!current) throw notFound('payment', id);
       throw invalidState('payment', current.status, 'reverse');
     }
-    const outcome = await applyBalanceChange(trx, tenant, {
-      trackId: reversed.track_id,
-      amountDelta: 0,
-      paidDelta: -reversed.amount,
-      from: ['active', 'completed', 'archived'],
-      entry: { type: 'payment.reversed', refs: { paymentId: reversed.id } },
-    });
-    if (!outcome.ok) throw new Error(`reversing payment ${id}: the plan refused (${outcome.reason})`);
+    const balanceAfter = await restoreBalance(trx, tenant, reversed);
     const undone = await undoAllocations(
       trx,
       tenant,
@@ -203,7 +291,7 @@ export async function reversePayment(
       JSON.parse(reversed.allocations) as PaymentAllocation[],
     );
     const payment = toApi(await repo.setAllocations(trx, reversed.id, JSON.stringify(undone)));
-    await recordEvent(trx, tenant, 'payment.reversed', { ...payment, balanceAfter: outcome.track.balance });
+    await recordEvent(trx, tenant, 'payment.reversed', { ...payment, balanceAfter });
     return payment;
   });
 }

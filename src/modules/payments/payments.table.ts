@@ -9,7 +9,8 @@ export interface PaymentsTable {
   id: string;
   workspace_id: string;
   mode: Mode;
-  track_id: string;
+  /** Null for a payment collected for a schedule without a plan. */
+  track_id: string | null;
   customer_id: string;
   amount: number;
   currency: string;

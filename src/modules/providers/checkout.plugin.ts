@@ -1,7 +1,7 @@
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { escapeHtml, isCrossSitePost, PAGE_HEADERS, page } from '../../http/html-page.js';
+import { pageRateLimit } from '../../http/rate-limit.js';
 import { formatMoney } from '../../lib/money.js';
 import { payCheckout, showCheckout } from './checkout.service.js';
 
@@ -28,12 +28,16 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     { parseAs: 'string', bodyLimit: 1024 },
     (_r, _b, done) => done(null, {}),
   );
-  await app.register(rateLimit, {
-    max: 30,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `checkout:${request.ip}`,
-  });
-  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+  await pageRateLimit(app, ctx.config, 'checkout', 30);
+  app.setErrorHandler((error: Error & { statusCode?: number; rateLimited?: boolean }, request, reply) => {
+    if (error.rateLimited) {
+      return send(
+        reply,
+        429,
+        'Too many requests',
+        '<p>Nothing was paid. Wait a minute, then open the link again.</p>',
+      );
+    }
     const status = error.statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, 'checkout page failed');
     return send(

@@ -19,20 +19,29 @@ export interface Handled {
 const CHECKOUT_PROVIDER = RAIL_PROVIDER.gatewayA_checkout as string;
 
 /**
- * A due obligation of a gatewayA_checkout schedule gets its checkout page from the provider (in the caller's
- * transaction; in test mode the simulator's page on this server). No page when this server has no live adapter.
+ * A checkout page for a due obligation of a gatewayA_checkout schedule, from the provider (in test mode the
+ * simulator's page on this server), asked outside any transaction with the obligation id as its reference.
+ * Null when this server has no live adapter for it.
  */
-export async function openCheckout(trx: Trx, ports: Ports, tenant: Tenant, obligation: ObligationsTable) {
-  const link = await ports.provider(tenant.mode, CHECKOUT_PROVIDER).checkoutLink({
+export function checkoutLinkFor(ports: Ports, tenant: Tenant, obligation: ObligationsTable) {
+  return ports.provider(tenant.mode, CHECKOUT_PROVIDER).checkoutLink({
     reference: obligation.id,
     amount: obligation.amount - obligation.amount_paid,
     currency: obligation.currency,
   });
-  if (!link) return;
+}
+
+/** Keeps an obligation's checkout, in the caller's transaction. */
+export async function saveCheckout(
+  trx: Trx,
+  tenant: Tenant,
+  obligationId: string,
+  link: { id: string; url: string },
+): Promise<void> {
   await trx
     .updateTable('obligations')
     .set({ checkout_id: link.id, checkout_url: link.url, updated_at: tenant.clock.now().toISOString() })
-    .where('id', '=', obligation.id)
+    .where('id', '=', obligationId)
     .execute();
 }
 

@@ -1,13 +1,7 @@
 import { type Static, Type } from 'typebox';
+import { NOTIFICATION_TYPES } from '../../ports/provider-notifications.js';
 import { Amount, Currency, Instant, Nullable } from '../shared.schemas.js';
 import { NOTIFICATION_OUTCOMES } from './providers.table.js';
-
-export const NOTIFICATION_TYPES = [
-  'transfer.received',
-  'checkout.completed',
-  'charge.succeeded',
-  'charge.failed',
-] as const;
 
 export const ProviderNotification = Type.Object(
   {

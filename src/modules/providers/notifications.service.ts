@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import { forUpdate } from '../../db/dialect.js';
@@ -8,19 +7,13 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { AppError, notFound } from '../../lib/app-error.js';
 import { toInstant } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
+import type { InboundNotification, RawNotification } from '../../ports/provider-notifications.js';
 import { recordOutcome } from '../attempts/attempts.service.js';
 import { applyPayment } from '../payments/payments.service.js';
 import { RAIL_PROVIDER } from '../schedules/schedules.table.js';
 import { completeCheckout, type Handled } from './checkout.service.js';
-import type { NotificationReceipt, ProviderNotification } from './notifications.schemas.js';
+import type { NotificationReceipt } from './notifications.schemas.js';
 import type { NotificationOutcome, ProviderNotificationsTable } from './providers.table.js';
-
-/** Whether `signature` (hex) is the HMAC-SHA256 of the raw body keyed with the setting's secret, compared in constant time. */
-export function signatureMatches(secret: string, rawBody: string, signature: string | undefined): boolean {
-  if (typeof signature !== 'string' || !/^[0-9a-f]{64}$/i.test(signature)) return false;
-  const expected = createHmac('sha256', secret).update(rawBody).digest();
-  return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
-}
 
 function receipt(row: ProviderNotificationsTable, replayed: boolean): NotificationReceipt {
   return {
@@ -38,7 +31,7 @@ async function transferReceived(
   trx: Trx,
   tenant: Tenant,
   provider: string,
-  notification: ProviderNotification,
+  notification: InboundNotification,
 ): Promise<Handled> {
   const schedule = await trx
     .selectFrom('schedules')
@@ -66,8 +59,8 @@ async function transferReceived(
 }
 
 /**
- * A provider's signed notification, at the URL `paytrack provider set` printed. A bad signature is refused
- * (401) and changes nothing; a notification id received before answers as the first delivery did. A charge's
+ * A provider's signed notification, at the URL `paytrack provider set` printed, read by the provider's adapter.
+ * A bad signature is refused (401) and changes nothing; a notification id received before answers as the first delivery did. A charge's
  * outcome answers its processing attempt (the payment goes through the money core, as when the charge
  * answers at once); references this server does not know are kept as unmatched, so the provider stops sending.
  */
@@ -75,8 +68,7 @@ export async function receiveNotification(
   ctx: AppContext,
   settingId: string,
   rawBody: string,
-  signature: string | undefined,
-  notification: ProviderNotification,
+  headers: RawNotification['headers'],
 ): Promise<NotificationReceipt> {
   const setting = await ctx.db
     .selectFrom('provider_settings')
@@ -84,12 +76,11 @@ export async function receiveNotification(
     .where('id', '=', settingId)
     .executeTakeFirst();
   if (!setting) throw notFound('provider setting', settingId);
-  if (!signatureMatches(setting.notification_secret, rawBody, signature)) {
-    throw new AppError(
-      'unauthorized',
-      'The x-provider-signature header is not the HMAC-SHA256 (hex) of the body with this setting’s notification secret.',
-    );
-  }
+  const parsed = ctx.ports
+    .provider(setting.mode, setting.provider)
+    .parseNotification({ rawBody, headers, secret: setting.notification_secret });
+  if (!parsed.ok) throw new AppError('unauthorized', parsed.reason);
+  const { notification } = parsed;
   const tenant = await loadTenant(ctx.db, ctx.clock, {
     workspaceId: setting.workspace_id,
     mode: setting.mode,

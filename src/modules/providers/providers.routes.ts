@@ -41,18 +41,10 @@ export const providersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         response: responses(200, NotificationReceipt),
       },
     },
-    async (request) => {
-      const signature = request.headers['x-provider-signature'];
-      return ok(
+    async (request) =>
+      ok(
         request,
-        await receiveNotification(
-          ctx,
-          request.params.settingId,
-          request.rawBody ?? '',
-          typeof signature === 'string' ? signature : undefined,
-          request.body,
-        ),
-      );
-    },
+        await receiveNotification(ctx, request.params.settingId, request.rawBody ?? '', request.headers),
+      ),
   );
 };

@@ -93,7 +93,7 @@ export function openOfTrack(db: DbOrTrx, trackId: string) {
 }
 
 /**
- * Pays `part` into an open obligation, with its list of allocations as it now is. Paid in full: `paid`.
+ * Pays `part` into an open obligation that owes at least that much, with its list of allocations as it now is. Paid in full: `paid`.
  * Otherwise an overdue one stays overdue and any other becomes partially paid (only the overdue sweep makes it
  * overdue, with its event).
  */
@@ -109,6 +109,7 @@ export function pay(db: DbOrTrx, id: string, part: number, allocations: string, 
     })
     .where('id', '=', id)
     .where(isOpen)
+    .where(sql<boolean>`amount_paid + ${part} <= amount`)
     .returningAll()
     .executeTakeFirst();
 }

@@ -74,11 +74,17 @@ export async function cancelSchedulesOfPlan(trx: Trx, tenant: Tenant, trackId: s
   }
 }
 
+/** Whose obligations were paid: a plan, or for a payment without one, its customer alone. */
+export type PaidFor = Pick<TracksTable, 'customer_id'> & {
+  id: string | null;
+  balance: number | null;
+};
+
 /** The ledger entries (amount 0) and events of obligations just paid in full. */
 export async function recordPaid(
   trx: Trx,
   tenant: Tenant,
-  track: TracksTable,
+  track: PaidFor,
   paid: readonly ObligationsTable[],
   refs: Record<string, string>,
 ): Promise<void> {
@@ -144,6 +150,33 @@ export async function allocatePayment(
   }
   if (track.status === 'completed') await settlePaidOffPlan(trx, tenant, track.id);
   return made;
+}
+
+/**
+ * A payment without a plan (a collection for a schedule without one) pays the one obligation it was collected
+ * for, in the payment's transaction. Throws when the obligation no longer owes it: the caller's transaction
+ * must not record the payment then.
+ */
+export async function allocateToObligation(
+  trx: Trx,
+  tenant: Tenant,
+  obligation: ObligationsTable,
+  payment: { id: string; amount: number; customerId: string },
+): Promise<PaymentAllocation[]> {
+  const now = tenant.clock.now().toISOString();
+  const kept = [
+    ...allocationsOf(obligation),
+    { payment_id: payment.id, amount: payment.amount, created_at: now, reversed_at: null },
+  ];
+  const updated = await obligations.pay(trx, obligation.id, payment.amount, JSON.stringify(kept), now);
+  if (!updated) throw new Error(`obligation ${obligation.id} no longer owes ${payment.amount}`);
+  if (updated.status === 'paid') {
+    await recordPaid(trx, tenant, { id: null, customer_id: payment.customerId, balance: null }, [updated], {
+      paymentId: payment.id,
+    });
+    await completeIfDone(trx, tenant, updated.schedule_id);
+  }
+  return [{ obligationId: obligation.id, amount: payment.amount, reversedAt: null }];
 }
 
 /**
