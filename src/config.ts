@@ -14,7 +14,19 @@ export interface Config {
   /** Shares rate-limit counters between nodes. */
   redisUrl: string | undefined;
   webhookAllowPrivate: boolean;
+  /** `smtp://` or `smtps://`; live-mode e-mail goes through it. */
   smtpUrl: string | undefined;
+  /** The From header of live-mode e-mail. */
+  mailFrom: string;
+  /** The HTTP message provider's API root for live-mode SMS and WhatsApp, without a trailing slash. */
+  messageProviderUrl: string | undefined;
+  messageProviderApiKey: string | undefined;
+  /** The message provider's name as delivery receipts show it. */
+  messageProviderName: string;
+  /** Sender number or ID for live-mode SMS. */
+  smsFrom: string | undefined;
+  /** Sender number for live-mode WhatsApp. */
+  whatsappFrom: string | undefined;
   logLevel: LogLevel;
   /** Run background jobs inside `serve`; turn off when dedicated `paytrack worker` processes run them. */
   embeddedWorker: boolean;
@@ -50,6 +62,15 @@ function parsePositiveInt(name: string, raw: string | undefined, problems: strin
   return Number(raw);
 }
 
+function isHttpUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** Reads the environment once; every bad variable is reported together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const problems: string[] = [];
@@ -76,6 +97,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
     problems.push('REDIS_URL must be a redis:// or rediss:// URL');
 
+  const smtpUrl = env.SMTP_URL || undefined;
+  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl))
+    problems.push('SMTP_URL must be an smtp:// or smtps:// URL');
+
+  const messageProviderUrl = env.MESSAGE_PROVIDER_URL?.replace(/\/+$/, '') || undefined;
+  if (messageProviderUrl && !isHttpUrl(messageProviderUrl)) {
+    problems.push('MESSAGE_PROVIDER_URL must be an http:// or https:// URL');
+  }
+
   const config: Config = {
     port,
     host: env.HOST || '0.0.0.0',
@@ -85,7 +115,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateLimitPerMinute: parsePositiveInt('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, problems),
     redisUrl,
     webhookAllowPrivate: parseBoolean('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false, problems),
-    smtpUrl: env.SMTP_URL || undefined,
+    smtpUrl,
+    mailFrom: env.MAIL_FROM || 'paytrack <no-reply@localhost>',
+    messageProviderUrl,
+    messageProviderApiKey: env.MESSAGE_PROVIDER_API_KEY || undefined,
+    messageProviderName: env.MESSAGE_PROVIDER_NAME || 'messages',
+    smsFrom: env.SMS_FROM || undefined,
+    whatsappFrom: env.WHATSAPP_FROM || undefined,
     logLevel,
     embeddedWorker: parseBoolean('EMBEDDED_WORKER', env.EMBEDDED_WORKER, true, problems),
     failedAuthPerMinute:

@@ -46,7 +46,8 @@ Run 'paytrack <command> --help' for a command's options.
 Configuration comes from the environment, as for the server: PORT, HOST, DATA_DIR,
 DATABASE_URL (a postgres:// URL switches from the embedded SQLite to PostgreSQL),
 PUBLIC_URL, RATE_LIMIT_PER_MINUTE, REDIS_URL, WEBHOOK_ALLOW_PRIVATE, SMTP_URL,
-LOG_LEVEL, EMBEDDED_WORKER.
+MAIL_FROM, MESSAGE_PROVIDER_URL, MESSAGE_PROVIDER_API_KEY, MESSAGE_PROVIDER_NAME,
+SMS_FROM, WHATSAPP_FROM, LOG_LEVEL, EMBEDDED_WORKER.
 Exit status: 0 done, 1 failed, 2 bad usage or configuration.`;
 
 function groupHelp(group: string, commands: readonly Command[]): string {

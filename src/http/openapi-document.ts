@@ -39,7 +39,12 @@ export const TAGS = [
   {
     name: 'Collection attempts',
     description:
-      'Automatic collections of the obligations of auto_debit and mixed schedules on a plan, through the mandate’s provider; retried 1, 3 and 7 days after a retryable failure. Providers report charges, transfers to virtual accounts and completed checkouts to the notification URL.',
+      'Automatic collections of the obligations of auto_debit and mixed schedules (with or without a plan), through the mandate’s provider; retried 1, 3 and 7 days after a retryable failure. Providers report charges, transfers to virtual accounts and completed checkouts to the notification URL.',
+  },
+  {
+    name: 'Reminders',
+    description:
+      'Messages to customers by e-mail, SMS or WhatsApp: queued through the API or made by reminder_only and mixed schedules (3 days before due, on the due day, 3 and 7 days after; never 21:00 to 08:00 in the workspace time zone), with one log row per delivery try. Test mode never leaves the machine.',
   },
   { name: 'Ledger', description: 'Append-only entries; a plan’s entries always sum to its balance.' },
   {

@@ -49,6 +49,25 @@ export function startOfDay(date: string, timeZone: string): string {
   return new Date(start.epochMilliseconds).toISOString();
 }
 
+/** Quiet hours, local time: nothing is sent to people from 21:00 until 08:00. */
+export const QUIET_FROM_HOUR = 21;
+export const QUIET_UNTIL_HOUR = 8;
+
+/**
+ * When the quiet hours around `instant` end in a time zone (08:00 local, that day or the next), or null when
+ * `instant` is outside them.
+ */
+export function quietHoursEnd(instant: string, timeZone: string): string | null {
+  const local = Temporal.Instant.from(instant).toZonedDateTimeISO(timeZone);
+  if (local.hour >= QUIET_UNTIL_HOUR && local.hour < QUIET_FROM_HOUR) return null;
+  const day = local.hour >= QUIET_FROM_HOUR ? local.toPlainDate().add({ days: 1 }) : local.toPlainDate();
+  const end = day.toZonedDateTime({
+    timeZone,
+    plainTime: Temporal.PlainTime.from({ hour: QUIET_UNTIL_HOUR }),
+  });
+  return new Date(end.epochMilliseconds).toISOString();
+}
+
 /** date + days (days may be negative). */
 export function addDays(date: string, days: number): string {
   requireInteger(days, 'days', Number.MIN_SAFE_INTEGER);

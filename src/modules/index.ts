@@ -7,6 +7,7 @@ import { mandatesModule } from './mandates/mandates.module.js';
 import type { ModuleManifest } from './manifest.js';
 import { paymentsModule } from './payments/payments.module.js';
 import { providersModule } from './providers/providers.module.js';
+import { remindersModule } from './reminders/reminders.module.js';
 import { schedulesModule } from './schedules/schedules.module.js';
 import { testClockModule } from './test-clock/test-clock.module.js';
 import { tracksModule } from './tracks/tracks.module.js';
@@ -23,6 +24,7 @@ export const modules: readonly ModuleManifest[] = [
   mandatesModule,
   attemptsModule,
   providersModule,
+  remindersModule,
   ledgerModule,
   webhooksModule,
   eventsModule,

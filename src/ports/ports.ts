@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Mode } from '../lib/tenant.js';
-import { type MessageSender, simulatedSender, unconfiguredSender } from './messages.js';
+import { liveSender } from './live-messages.js';
+import { type MessageSender, simulatedSender } from './messages.js';
 import { createOutboundHttp, type OutboundHttp } from './outbound-http.js';
 import { type PaymentProvider, simulatedProvider, unavailableProvider } from './payment-providers.js';
 import type { ChargeRecord } from './simulated-charges.js';
@@ -19,11 +20,7 @@ export interface Ports {
 /** `charges`: where the test-mode provider keeps its charges (by idempotency key); none in unit tests. */
 export function createPorts(config: Readonly<Config>, charges?: ChargeRecord): Ports {
   const http = createOutboundHttp({ allowPrivate: config.webhookAllowPrivate });
-  const liveMessages = unconfiguredSender({
-    email: 'e-mail is not configured: set SMTP_URL',
-    sms: 'no SMS provider is configured',
-    whatsapp: 'no WhatsApp provider is configured',
-  });
+  const liveMessages = liveSender(config);
   return {
     http,
     messages: (mode) => (mode === 'test' ? simulatedSender : liveMessages),

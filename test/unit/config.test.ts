@@ -26,6 +26,12 @@ describe('loadConfig', () => {
       redisUrl: undefined,
       webhookAllowPrivate: false,
       smtpUrl: undefined,
+      mailFrom: 'paytrack <no-reply@localhost>',
+      messageProviderUrl: undefined,
+      messageProviderApiKey: undefined,
+      messageProviderName: 'messages',
+      smsFrom: undefined,
+      whatsappFrom: undefined,
       logLevel: 'info',
       embeddedWorker: true,
       failedAuthPerMinute: 60,
@@ -45,6 +51,12 @@ describe('loadConfig', () => {
       REDIS_URL: 'redis://cache:6379',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       SMTP_URL: 'smtp://mail:25',
+      MAIL_FROM: 'Acme Collections <billing@acme.example>',
+      MESSAGE_PROVIDER_URL: 'https://api.messages.example/v1//',
+      MESSAGE_PROVIDER_API_KEY: 'mpk_live_123',
+      MESSAGE_PROVIDER_NAME: 'acme-messages',
+      SMS_FROM: 'ACME',
+      WHATSAPP_FROM: '+2348000000001',
       LOG_LEVEL: 'warn',
       EMBEDDED_WORKER: 'false',
       FAILED_AUTH_PER_MINUTE: '20',
@@ -59,6 +71,12 @@ describe('loadConfig', () => {
     assert.equal(config.redisUrl, 'redis://cache:6379');
     assert.equal(config.webhookAllowPrivate, true);
     assert.equal(config.smtpUrl, 'smtp://mail:25');
+    assert.equal(config.mailFrom, 'Acme Collections <billing@acme.example>');
+    assert.equal(config.messageProviderUrl, 'https://api.messages.example/v1');
+    assert.equal(config.messageProviderApiKey, 'mpk_live_123');
+    assert.equal(config.messageProviderName, 'acme-messages');
+    assert.equal(config.smsFrom, 'ACME');
+    assert.equal(config.whatsappFrom, '+2348000000001');
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.embeddedWorker, false);
     assert.equal(config.failedAuthPerMinute, 20);
@@ -81,6 +99,8 @@ describe('loadConfig', () => {
       EMBEDDED_WORKER: 'maybe',
       FAILED_AUTH_PER_MINUTE: '-1',
       METRICS_TOKEN: 'short',
+      SMTP_URL: 'http://mail:25',
+      MESSAGE_PROVIDER_URL: 'ftp://messages.example',
     });
     const named = [
       'PORT',
@@ -93,6 +113,8 @@ describe('loadConfig', () => {
       'EMBEDDED_WORKER',
       'FAILED_AUTH_PER_MINUTE',
       'METRICS_TOKEN',
+      'SMTP_URL',
+      'MESSAGE_PROVIDER_URL',
     ];
     assert.equal(problems.length, named.length, problems.join('\n'));
     for (const name of named)
@@ -114,11 +136,49 @@ describe('loadConfig', () => {
     );
   });
 
+  test('SMTP_URL takes smtp:// and smtps:// only', () => {
+    assert.equal(
+      loadConfig({ SMTP_URL: 'smtps://user:pass@mail.example:465' }).smtpUrl,
+      'smtps://user:pass@mail.example:465',
+    );
+    for (const bad of ['mail.example:25', 'smtp:mail', 'https://mail.example']) {
+      assert.deepEqual(problemsOf({ SMTP_URL: bad }), ['SMTP_URL must be an smtp:// or smtps:// URL']);
+    }
+  });
+
+  test('MESSAGE_PROVIDER_URL takes an http(s) URL, trailing slashes trimmed', () => {
+    assert.equal(
+      loadConfig({ MESSAGE_PROVIDER_URL: 'http://127.0.0.1:9000/' }).messageProviderUrl,
+      'http://127.0.0.1:9000',
+    );
+    for (const bad of ['messages.example', 'ftp://messages.example', 'https://']) {
+      assert.deepEqual(problemsOf({ MESSAGE_PROVIDER_URL: bad }), [
+        'MESSAGE_PROVIDER_URL must be an http:// or https:// URL',
+      ]);
+    }
+  });
+
+  test('the problem with a bad SMTP_URL does not repeat it, as it may hold a password', () => {
+    const [problem] = problemsOf({ SMTP_URL: 'mail://user:hunter2@mail.example' });
+    assert.doesNotMatch(problem ?? '', /hunter2/);
+  });
+
   test('empty values count as unset', () => {
-    const config = loadConfig({ PORT: '', DATABASE_URL: '', RATE_LIMIT_PER_MINUTE: '', LOG_LEVEL: '' });
+    const config = loadConfig({
+      PORT: '',
+      DATABASE_URL: '',
+      RATE_LIMIT_PER_MINUTE: '',
+      LOG_LEVEL: '',
+      MAIL_FROM: '',
+      MESSAGE_PROVIDER_URL: '',
+      MESSAGE_PROVIDER_NAME: '',
+    });
     assert.equal(config.port, 3000);
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.rateLimitPerMinute, undefined);
     assert.equal(config.logLevel, 'info');
+    assert.equal(config.mailFrom, 'paytrack <no-reply@localhost>');
+    assert.equal(config.messageProviderUrl, undefined);
+    assert.equal(config.messageProviderName, 'messages');
   });
 });

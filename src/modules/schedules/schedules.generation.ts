@@ -10,12 +10,14 @@ import {
 import { newId } from '../../lib/ids.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { appendEntries } from '../ledger/ledger.service.js';
+import { stageStart } from '../reminders/reminders.stages.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
 import * as obligations from './obligations.repository.js';
 import * as repo from './schedules.repository.js';
 import {
   COLLECTED_WHEN_DUE,
   type ObligationsTable,
+  REMINDED_METHODS,
   REPEATING_FREQUENCIES,
   type SchedulesTable,
 } from './schedules.table.js';
@@ -101,6 +103,7 @@ export function obligationRow(
   at: Date,
 ): ObligationsTable {
   const now = at.toISOString();
+  const reminded = REMINDED_METHODS.includes(schedule.collection_method);
   return {
     id: newId('obligation', at),
     workspace_id: schedule.workspace_id,
@@ -119,6 +122,8 @@ export function obligationRow(
     collect_at: COLLECTED_WHEN_DUE.includes(schedule.collection_method)
       ? startOfDay(dueDate, schedule.timezone)
       : null,
+    remind_stage: reminded ? 0 : null,
+    remind_at: reminded ? stageStart(dueDate, 0, schedule.timezone) : null,
     checkout_id: null,
     checkout_url: null,
     checkout_completed_at: null,

@@ -32,6 +32,8 @@ export const COLLECTION_METHODS = [
 export type CollectionMethod = (typeof COLLECTION_METHODS)[number];
 /** Methods whose obligations are collected by attempts through the payment provider. */
 export const AUTOMATIC_METHODS: readonly CollectionMethod[] = ['auto_debit', 'mixed'];
+/** Methods whose obligations get automatic reminders before and after they fall due. */
+export const REMINDED_METHODS: readonly CollectionMethod[] = ['reminder_only', 'mixed'];
 /** Methods whose obligations the worker starts collecting when they fall due: attempts, or a checkout page. */
 export const COLLECTED_WHEN_DUE: readonly CollectionMethod[] = [...AUTOMATIC_METHODS, 'gatewayA_checkout'];
 
@@ -103,6 +105,12 @@ export interface ObligationsTable {
    * its first attempt or its checkout exists.
    */
   collect_at: string | null;
+  /**
+   * reminder_only and mixed schedules: the next automatic reminder stage (index into `REMINDER_STAGES`) and the
+   * start of its day in the schedule's zone; null once no stage is left.
+   */
+  remind_stage: number | null;
+  remind_at: string | null;
   /** gatewayA_checkout: the provider's checkout for it, and when it was paid. */
   checkout_id: string | null;
   checkout_url: string | null;

@@ -1,0 +1,129 @@
+import type { AppContext } from '../../context.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { recordEvent } from '../../events/outbox.js';
+import { quietHoursEnd } from '../../lib/calendar.js';
+import { newId } from '../../lib/ids.js';
+import type { Tenant } from '../../lib/tenant.js';
+import type { DeliveryReceipt } from '../../ports/messages.js';
+import { factsOf, loadSubject, skipReasonOf, withdrawnReasonOf } from './reminders.facts.js';
+import * as repo from './reminders.repository.js';
+import { toApi } from './reminders.service.js';
+import type { RemindersTable } from './reminders.table.js';
+import { renderReminder } from './reminders.templates.js';
+
+/** A delivery try holds its reminder this long; a worker that stops mid-send leaves it to the next after. */
+const CLAIM_MS = 2 * 60_000;
+/** Waits before the 3 retries of a failed send. */
+export const RETRY_AFTER_MS = [60_000, 5 * 60_000, 30 * 60_000] as const;
+const MAX_TRIES = RETRY_AFTER_MS.length + 1;
+
+const later = (from: string, ms: number) => new Date(Date.parse(from) + ms).toISOString();
+
+/** A final answer without a send: skipped or cancelled, with its reason. */
+async function close(
+  ctx: AppContext,
+  held: RemindersTable,
+  status: 'skipped' | 'cancelled',
+  reason: string,
+  now: string,
+): Promise<boolean> {
+  const closed = await repo.updateIn(
+    ctx.db,
+    held.id,
+    ['queued'],
+    { status, skip_reason: reason, next_try_at: null, claimed_until: null, updated_at: now },
+    held.claimed_until ?? undefined,
+  );
+  return closed !== undefined;
+}
+
+/** Records one delivery try: its log row, and the reminder sent, retried later, or failed after the last try. */
+async function recordTry(
+  ctx: AppContext,
+  tenant: Tenant,
+  held: RemindersTable,
+  sent: { subject: string | null; message: string },
+  receipt: DeliveryReceipt,
+  now: string,
+): Promise<void> {
+  await inTransaction(ctx, async (trx) => {
+    await repo.insertLog(trx, {
+      id: newId('reminderLog', tenant.clock.now()),
+      workspace_id: held.workspace_id,
+      mode: held.mode,
+      reminder_id: held.id,
+      channel: held.channel,
+      recipient: held.recipient,
+      status: receipt.status,
+      provider: receipt.provider,
+      provider_message_id: receipt.providerMessageId,
+      error: receipt.error,
+      created_at: now,
+    });
+    const tries = held.attempts + 1;
+    const delivered = receipt.status !== 'failed';
+    const retryIn = RETRY_AFTER_MS[tries - 1];
+    const changes: Partial<RemindersTable> = delivered
+      ? { status: 'sent', sent_at: now, last_error: null, next_try_at: null }
+      : tries < MAX_TRIES && retryIn !== undefined
+        ? { last_error: receipt.error, next_try_at: later(now, retryIn) }
+        : { status: 'failed', last_error: receipt.error, next_try_at: null };
+    const updated = await repo.updateIn(
+      trx,
+      held.id,
+      ['queued'],
+      { ...changes, ...sent, attempts: tries, claimed_until: null, updated_at: now },
+      held.claimed_until ?? undefined,
+    );
+    if (!updated) throw new Error(`reminder ${held.id} changed while it was being sent`);
+    if (updated.status === 'sent') await recordEvent(trx, tenant, 'reminder.sent', toApi(updated));
+    if (updated.status === 'failed') await recordEvent(trx, tenant, 'reminder.failed', toApi(updated));
+  });
+}
+
+/**
+ * One delivery try of a queued reminder whose time has come, under a claim (two workers never send it at once):
+ * withdrawn when its customer or plan was archived, skipped when the money no longer calls for it, held until
+ * 08:00 when an automatic one falls in quiet hours; otherwise written again from its template with today's
+ * figures, sent outside any transaction, and recorded. Returns whether it handled the reminder.
+ */
+export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: string): Promise<boolean> {
+  const now = tenant.clock.now().toISOString();
+  const held = await repo.claim(ctx.db, id, now, later(now, CLAIM_MS));
+  if (!held) return false;
+  const subject = await loadSubject(ctx.db, tenant, {
+    customerId: held.customer_id,
+    trackId: held.track_id,
+    obligationId: held.obligation_id,
+  });
+  const withdrawn = withdrawnReasonOf(subject);
+  if (withdrawn) return close(ctx, held, 'cancelled', withdrawn, now);
+  const skip = await skipReasonOf(ctx.db, subject, held.templated === 1);
+  if (skip) return close(ctx, held, 'skipped', skip, now);
+  if (held.source === 'schedule') {
+    const quietUntil = quietHoursEnd(now, subject.workspace.timezone);
+    if (quietUntil) {
+      await repo.updateIn(
+        ctx.db,
+        held.id,
+        ['queued'],
+        { next_try_at: quietUntil, send_at: quietUntil, claimed_until: null, updated_at: now },
+        held.claimed_until ?? undefined,
+      );
+      return true;
+    }
+  }
+  const written = held.templated === 1 ? renderReminder(held.stage, held.channel, factsOf(subject)) : null;
+  const sent = {
+    subject: held.channel === 'email' ? (written?.subject ?? held.subject) : null,
+    message: written?.text ?? held.message,
+  };
+  const receipt = await ctx.ports.messages(tenant.mode).send({
+    channel: held.channel,
+    to: held.recipient,
+    ...(sent.subject ? { subject: sent.subject } : {}),
+    text: sent.message,
+  });
+  await recordTry(ctx, tenant, held, sent, receipt, now);
+  return true;
+}

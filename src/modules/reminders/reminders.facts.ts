@@ -1,0 +1,121 @@
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant } from '../../db/scoping.js';
+import { localDate } from '../../lib/calendar.js';
+import { formatMoney } from '../../lib/money.js';
+import type { TenantRef } from '../../lib/tenant.js';
+import type { VirtualAccount } from '../../ports/payment-providers.js';
+import type { CustomersTable } from '../customers/customers.table.js';
+import * as obligations from '../schedules/obligations.repository.js';
+import * as schedules from '../schedules/schedules.repository.js';
+import type { ObligationsTable, SchedulesTable } from '../schedules/schedules.table.js';
+import * as tracks from '../tracks/tracks.repository.js';
+import type { TracksTable } from '../tracks/tracks.table.js';
+import type { WorkspacesTable } from '../workspaces/workspaces.table.js';
+import type { SkipReason } from './reminders.table.js';
+import type { ReminderFacts } from './reminders.templates.js';
+import { dateInWords } from './reminders.templates.js';
+
+/** Everything a reminder is about, as it stands now. */
+export interface ReminderSubject {
+  workspace: WorkspacesTable;
+  customer: CustomersTable;
+  track: TracksTable | undefined;
+  obligation: ObligationsTable | undefined;
+  schedule: SchedulesTable | undefined;
+}
+
+export async function loadSubject(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  ids: { customerId: string; trackId: string | null; obligationId: string | null },
+): Promise<ReminderSubject> {
+  const workspace = await db
+    .selectFrom('workspaces')
+    .selectAll()
+    .where('id', '=', tenant.workspaceId)
+    .executeTakeFirstOrThrow();
+  const customer = await db
+    .selectFrom('customers')
+    .selectAll()
+    .where('id', '=', ids.customerId)
+    .where(inTenant(tenant))
+    .executeTakeFirstOrThrow();
+  const obligation = ids.obligationId ? await obligations.findById(db, tenant, ids.obligationId) : undefined;
+  const trackId = ids.trackId ?? obligation?.track_id ?? null;
+  const track = trackId ? await tracks.findById(db, tenant, trackId) : undefined;
+  const schedule = obligation ? await schedules.findRow(db, tenant, obligation.schedule_id) : undefined;
+  return { workspace, customer, track, obligation, schedule };
+}
+
+/** Whether a collection attempt for the obligation is being charged right now. */
+async function attemptProcessing(db: DbOrTrx, obligationId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('attempts')
+    .select('id')
+    .where('obligation_id', '=', obligationId)
+    .where('status', '=', 'processing')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Why a reminder must not go out now, from the state of the money: the obligation (or, for a templated plan
+ * reminder, the plan) is paid or cancelled, the schedule is paused or cancelled, or its collection is being
+ * charged. Null when it may go.
+ */
+export async function skipReasonOf(
+  db: DbOrTrx,
+  subject: ReminderSubject,
+  templated: boolean,
+): Promise<SkipReason | null> {
+  const { obligation, schedule, track } = subject;
+  if (obligation) {
+    if (obligation.status === 'paid') return 'obligation_paid';
+    if (obligation.status === 'cancelled') return 'obligation_cancelled';
+    if (schedule?.status === 'paused') return 'schedule_paused';
+    if (schedule?.status === 'cancelled') return 'schedule_cancelled';
+    if (await attemptProcessing(db, obligation.id)) return 'attempt_processing';
+    return null;
+  }
+  if (templated && track?.status === 'completed') return 'plan_paid';
+  return null;
+}
+
+/** Why a reminder is withdrawn: the business archived its customer or its plan. */
+export function withdrawnReasonOf(subject: ReminderSubject): 'customer_archived' | 'plan_archived' | null {
+  if (subject.customer.status === 'archived') return 'customer_archived';
+  if (subject.track?.status === 'archived') return 'plan_archived';
+  return null;
+}
+
+function payBy(subject: ReminderSubject): string | null {
+  if (subject.obligation?.checkout_url) return `Pay here: ${subject.obligation.checkout_url}`;
+  if (subject.schedule?.virtual_account) {
+    const account = JSON.parse(subject.schedule.virtual_account) as VirtualAccount;
+    return `Pay by transfer to ${account.bank}, account ${account.number} (${account.name}).`;
+  }
+  return null;
+}
+
+/** The template's facts: what is owed now, formatted for its currency, the due date in the workspace's zone. */
+export function factsOf(subject: ReminderSubject): ReminderFacts {
+  const { obligation, track, workspace } = subject;
+  const amount = obligation
+    ? formatMoney(obligation.amount - obligation.amount_paid, obligation.currency)
+    : track
+      ? formatMoney(track.balance, track.currency)
+      : null;
+  const dueDate = obligation
+    ? obligation.due_date
+    : track?.due_date
+      ? localDate(track.due_date, workspace.timezone)
+      : null;
+  return {
+    customerName: subject.customer.name,
+    business: workspace.name,
+    amount,
+    dueDate: dueDate ? dateInWords(dueDate) : null,
+    planTitle: track?.title ?? null,
+    payBy: payBy(subject),
+  };
+}

@@ -1,0 +1,23 @@
+import type { EventPayloads } from '../../events/catalog.js';
+import type { ModuleManifest } from '../manifest.js';
+import { sendRemindersJob } from './reminders.job.js';
+import { remindersRoutes } from './reminders.routes.js';
+import { Reminder } from './reminders.schemas.js';
+import { reminderStagesSweep, sendRemindersSweep } from './reminders.sweeps.js';
+
+const events = {
+  'reminder.sent': Reminder,
+  'reminder.failed': Reminder,
+};
+
+declare module '../../events/catalog.js' {
+  interface EventCatalog extends EventPayloads<typeof events> {}
+}
+
+export const remindersModule: ModuleManifest = {
+  name: 'reminders',
+  routes: remindersRoutes,
+  events,
+  jobs: [sendRemindersJob],
+  sweeps: [reminderStagesSweep, sendRemindersSweep],
+};

@@ -1,0 +1,260 @@
+import type { AppContext } from '../../context.js';
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import { enqueue } from '../../jobs/queue.js';
+import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import { type Page, paginate } from '../../lib/cursor.js';
+import { newId } from '../../lib/ids.js';
+import { toInstant } from '../../lib/instant.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import type { Channel } from '../../ports/messages.js';
+import { getCustomerRow } from '../customers/customers.service.js';
+import type { CustomersTable } from '../customers/customers.table.js';
+import * as obligations from '../schedules/obligations.repository.js';
+import * as tracks from '../tracks/tracks.repository.js';
+import { factsOf, loadSubject } from './reminders.facts.js';
+import { sendRemindersJob } from './reminders.job.js';
+import * as repo from './reminders.repository.js';
+import type {
+  Reminder,
+  ReminderCreate,
+  ReminderListQuery,
+  ReminderLog,
+  ReminderLogListQuery,
+  ReminderSend,
+  ReminderSendAccepted,
+} from './reminders.schemas.js';
+import type { ReminderStage } from './reminders.stages.js';
+import type { ReminderLogsTable, RemindersTable } from './reminders.table.js';
+import { renderReminder } from './reminders.templates.js';
+
+/** Reminders `POST /reminders/send` without ids takes at once; the send sweep takes any left. */
+const SEND_ALL_LIMIT = 1000;
+
+export function toApi(row: RemindersTable): Reminder {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    trackId: row.track_id,
+    obligationId: row.obligation_id,
+    channel: row.channel,
+    to: row.recipient,
+    subject: row.subject,
+    message: row.message,
+    status: row.status,
+    skipReason: row.skip_reason as Reminder['skipReason'],
+    sendAt: row.send_at,
+    sentAt: row.sent_at,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    source: row.source,
+    stage: row.stage,
+    createdAt: row.created_at,
+  };
+}
+
+export function logToApi(row: ReminderLogsTable): ReminderLog {
+  return {
+    id: row.id,
+    reminderId: row.reminder_id,
+    channel: row.channel,
+    to: row.recipient,
+    status: row.status,
+    provider: row.provider,
+    providerMessageId: row.provider_message_id,
+    error: row.error,
+    createdAt: row.created_at,
+  };
+}
+
+/** Where a channel reaches the customer; null when the customer has no such contact. */
+export function recipientOf(customer: CustomersTable, channel: Channel): string | null {
+  return channel === 'email' ? customer.email : customer.phone || null;
+}
+
+/** The channel a reminder takes when none is asked: e-mail when the customer has an address, else SMS. */
+export function defaultChannel(customer: CustomersTable): Channel {
+  return customer.email ? 'email' : 'sms';
+}
+
+/** The plan, obligation and customer a request names, checked against each other. */
+async function resolveTargets(db: DbOrTrx, tenant: TenantRef, input: ReminderCreate) {
+  if (!input.customerId && !input.trackId && !input.obligationId) {
+    const problem = 'give at least one of customerId, trackId and obligationId';
+    throw fieldError({ customerId: problem, trackId: problem, obligationId: problem });
+  }
+  const obligation = input.obligationId
+    ? await obligations.findById(db, tenant, input.obligationId)
+    : undefined;
+  if (input.obligationId && !obligation) throw notFound('obligation', input.obligationId, 'obligationId');
+  if (input.trackId && obligation && obligation.track_id !== input.trackId) {
+    throw fieldError({ trackId: 'must be the plan of the obligation' });
+  }
+  const trackId = input.trackId ?? obligation?.track_id ?? null;
+  const track = trackId ? await tracks.findById(db, tenant, trackId) : undefined;
+  if (trackId && !track) throw notFound('track', trackId, 'trackId');
+  if (input.customerId && track && track.customer_id !== input.customerId) {
+    throw fieldError({ customerId: 'must be the customer of the plan' });
+  }
+  const customerId = track?.customer_id ?? input.customerId;
+  if (!customerId) throw fieldError({ customerId: 'is required for an obligation without a plan' });
+  const customer = await getCustomerRow(db, tenant, customerId, 'customerId');
+  if (customer.status === 'archived') throw invalidState('customer', customer.status, 'remind');
+  if (track?.status === 'archived') throw invalidState('track', track.status, 'remind');
+  return { customer, trackId: track?.id ?? null, obligationId: obligation?.id ?? null };
+}
+
+/** A reminder row, its text written from the template (or as given) for what it is about as it stands. */
+export async function reminderRow(
+  db: DbOrTrx,
+  tenant: Tenant,
+  target: {
+    customer: CustomersTable;
+    trackId: string | null;
+    obligationId: string | null;
+    channel: Channel;
+    recipient: string;
+    message: string | null;
+    sendAt: string;
+    source: RemindersTable['source'];
+    stage: ReminderStage | null;
+  },
+): Promise<RemindersTable> {
+  const at = tenant.clock.now();
+  const subject = await loadSubject(db, tenant, {
+    customerId: target.customer.id,
+    trackId: target.trackId,
+    obligationId: target.obligationId,
+  });
+  const written =
+    target.message === null ? renderReminder(target.stage, target.channel, factsOf(subject)) : null;
+  return {
+    id: newId('reminder', at),
+    workspace_id: tenant.workspaceId,
+    mode: tenant.mode,
+    customer_id: target.customer.id,
+    track_id: target.trackId,
+    obligation_id: target.obligationId,
+    channel: target.channel,
+    recipient: target.recipient,
+    subject:
+      target.channel !== 'email'
+        ? null
+        : (written?.subject ?? `${subject.workspace.name}: a message about your account`),
+    message: written?.text ?? (target.message as string),
+    templated: written ? 1 : 0,
+    status: 'queued',
+    skip_reason: null,
+    send_at: target.sendAt,
+    next_try_at: target.sendAt,
+    claimed_until: null,
+    sent_at: null,
+    attempts: 0,
+    last_error: null,
+    source: target.source,
+    stage: target.stage,
+    created_at: at.toISOString(),
+    updated_at: at.toISOString(),
+  };
+}
+
+/** `POST /reminders`: a queued reminder, sent at `sendAt` (now by default) by the worker. */
+export async function createReminder(
+  ctx: AppContext,
+  tenant: Tenant,
+  input: ReminderCreate,
+): Promise<Reminder> {
+  const sendAt = input.sendAt ? toInstant(input.sendAt, 'sendAt') : tenant.clock.now().toISOString();
+  return inTransaction(ctx, async (trx) => {
+    const { customer, trackId, obligationId } = await resolveTargets(trx, tenant, input);
+    const channel = input.channel ?? defaultChannel(customer);
+    const recipient = recipientOf(customer, channel);
+    if (!recipient) {
+      throw fieldError({
+        channel: `the customer has no ${channel === 'email' ? 'e-mail address' : 'phone number'} for ${channel}`,
+      });
+    }
+    const row = await reminderRow(trx, tenant, {
+      customer,
+      trackId,
+      obligationId,
+      channel,
+      recipient,
+      message: input.message ?? null,
+      sendAt,
+      source: 'api',
+      stage: null,
+    });
+    await repo.insert(trx, row);
+    return toApi(row);
+  });
+}
+
+export function listReminders(
+  ctx: AppContext,
+  tenant: TenantRef,
+  query: ReminderListQuery,
+): Promise<Page<Reminder>> {
+  return paginate(
+    query,
+    'reminder',
+    (limit, afterId) => repo.list(ctx.db, tenant, { ...query, limit }, afterId),
+    toApi,
+  );
+}
+
+export function listReminderLogs(
+  ctx: AppContext,
+  tenant: TenantRef,
+  query: ReminderLogListQuery,
+): Promise<Page<ReminderLog>> {
+  return paginate(
+    query,
+    'reminderLog',
+    (limit, afterId) => repo.listLogs(ctx.db, tenant, { ...query, limit }, afterId),
+    logToApi,
+  );
+}
+
+/**
+ * `POST /reminders/send`: the named queued reminders (whatever their sendAt), or every queued one that is due,
+ * are made due now and handed to the worker at once. Names that are not this workspace's reminders, or not
+ * queued, are refused and nothing changes.
+ */
+export async function sendReminders(
+  ctx: AppContext,
+  tenant: Tenant,
+  input: ReminderSend,
+): Promise<ReminderSendAccepted> {
+  const now = tenant.clock.now().toISOString();
+  return inTransaction(ctx, async (trx) => {
+    let ids: string[];
+    if (input.reminderIds) {
+      const found = await repo.findMany(trx, tenant, input.reminderIds);
+      const unknown = input.reminderIds.filter((id) => !found.some((row) => row.id === id));
+      if (unknown.length > 0) {
+        throw fieldError({ reminderIds: `no such reminder in this workspace: ${unknown.join(', ')}` });
+      }
+      const closed = found.find((row) => row.status !== 'queued');
+      if (closed) {
+        throw new AppError('invalid_state', `Cannot send reminder ${closed.id}: it is ${closed.status}.`, {
+          status: closed.status,
+          action: 'send',
+          reminderId: closed.id,
+        });
+      }
+      ids = input.reminderIds;
+    } else {
+      ids = (await repo.dueOfTenant(trx, tenant, now, SEND_ALL_LIMIT)).map((row) => row.id);
+    }
+    for (const id of ids) await repo.updateIn(trx, id, ['queued'], { next_try_at: now, updated_at: now });
+    if (ids.length > 0) {
+      await enqueue(trx, ctx.clock, sendRemindersJob, {
+        workspaceId: tenant.workspaceId,
+        mode: tenant.mode,
+        reminderIds: ids,
+      });
+    }
+    return { queued: ids.length, reminderIds: ids };
+  });
+}

@@ -1,0 +1,149 @@
+import { sweepTenant } from '../../clock/tenant-clocks.js';
+import type { Trx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
+import type { SweepDefinition } from '../../jobs/sweeps.js';
+import { quietHoursEnd } from '../../lib/calendar.js';
+import type { Tenant } from '../../lib/tenant.js';
+import * as obligations from '../schedules/obligations.repository.js';
+import * as schedules from '../schedules/schedules.repository.js';
+import { deliverReminder } from './reminders.delivery.js';
+import { loadSubject, skipReasonOf } from './reminders.facts.js';
+import * as repo from './reminders.repository.js';
+import { defaultChannel, recipientOf, reminderRow } from './reminders.service.js';
+import { latestDueStage, REMINDER_STAGES, stageStart } from './reminders.stages.js';
+
+const BATCH = 200;
+
+/** The customer an obligation's reminders go to: its plan's, else the payer of its schedule's newest mandate. */
+async function customerOf(
+  trx: Trx,
+  tenant: Tenant,
+  obligation: { track_id: string | null; schedule_id: string },
+) {
+  if (obligation.track_id) {
+    const track = await trx
+      .selectFrom('tracks')
+      .select('customer_id')
+      .where('id', '=', obligation.track_id)
+      .executeTakeFirst();
+    return track?.customer_id;
+  }
+  const mandate = await trx
+    .selectFrom('mandates')
+    .select('payer_id')
+    .where('schedule_id', '=', obligation.schedule_id)
+    .where('workspace_id', '=', tenant.workspaceId)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return mandate?.payer_id;
+}
+
+/**
+ * The stage of an obligation that has fallen due makes its reminder, once (the obligation's stage moves on in
+ * the same transaction, conditional on the stage it leaves, and the reminder is unique per obligation and
+ * stage). Stages passed over while no sweep ran are kept as skipped (`superseded`); only the latest is sent.
+ * The reminder is queued for the moment quiet hours allow, or skipped at once when the money no longer calls
+ * for it. A paid or cancelled obligation, or a cancelled schedule, gets no later stage.
+ */
+async function remindStage(trx: Trx, tenant: Tenant, obligationId: string): Promise<boolean> {
+  const now = tenant.clock.now().toISOString();
+  const obligation = await obligations.findById(trx, tenant, obligationId);
+  if (!obligation || obligation.remind_at === null || obligation.remind_stage === null) return false;
+  if (obligation.remind_at > now) return false;
+  const schedule = await schedules.findRow(trx, tenant, obligation.schedule_id);
+  if (!schedule) return false;
+  const from = obligation.remind_stage;
+  const latest = latestDueStage(obligation.due_date, from, schedule.timezone, now) ?? from;
+  const finished =
+    ['paid', 'cancelled'].includes(obligation.status) || ['cancelled', 'completed'].includes(schedule.status);
+  const next = latest + 1;
+  const nextAt = finished ? null : stageStart(obligation.due_date, next, schedule.timezone);
+  const moved = await trx
+    .updateTable('obligations')
+    .set({ remind_stage: nextAt === null ? null : next, remind_at: nextAt })
+    .where('id', '=', obligation.id)
+    .where('remind_stage', '=', from)
+    .executeTakeFirst();
+  if (Number(moved.numUpdatedRows) === 0) return false;
+
+  const customerId = await customerOf(trx, tenant, obligation);
+  if (!customerId) return true;
+  const customer = await trx
+    .selectFrom('customers')
+    .selectAll()
+    .where('id', '=', customerId)
+    .executeTakeFirstOrThrow();
+  const channel = defaultChannel(customer);
+  const recipient = recipientOf(customer, channel) ?? '';
+  const subject = await loadSubject(trx, tenant, {
+    customerId,
+    trackId: obligation.track_id,
+    obligationId: obligation.id,
+  });
+  const skip = await skipReasonOf(trx, subject, true);
+  for (let stage = from; stage <= latest; stage++) {
+    const reason = stage < latest ? 'superseded' : skip;
+    const sendAt = quietHoursEnd(now, subject.workspace.timezone) ?? now;
+    const row = await reminderRow(trx, tenant, {
+      customer,
+      trackId: obligation.track_id,
+      obligationId: obligation.id,
+      channel,
+      recipient,
+      message: null,
+      sendAt,
+      source: 'schedule',
+      stage: REMINDER_STAGES[stage]?.name ?? null,
+    });
+    await repo.insert(
+      trx,
+      reason === null ? row : { ...row, status: 'skipped', skip_reason: reason, next_try_at: null },
+    );
+  }
+  return true;
+}
+
+/** Automatic reminders of reminder_only and mixed schedules: each obligation's stages as they fall due. */
+export const reminderStagesSweep: SweepDefinition = {
+  name: 'reminders.schedule',
+  everyMs: 60_000,
+  async run(ctx, scope) {
+    let handled = 0;
+    for (;;) {
+      const due = await repo.obligationsToRemind(ctx.db, scope, scope.now.toISOString(), BATCH);
+      for (const found of due) {
+        const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
+        if (await inTransaction(ctx, (trx) => remindStage(trx, tenant, found.id))) handled++;
+      }
+      if (due.length < BATCH) break;
+    }
+    return handled;
+  },
+};
+
+/** Queued reminders whose time has come (their send time, a retry, the end of quiet hours). */
+export const sendRemindersSweep: SweepDefinition = {
+  name: 'reminders.send',
+  everyMs: 60_000,
+  async run(ctx, scope) {
+    let handled = 0;
+    const seen = new Set<string>();
+    for (;;) {
+      const due = (await repo.dueToSend(ctx.db, scope, scope.now.toISOString(), BATCH)).filter(
+        (r) => !seen.has(r.id),
+      );
+      for (const found of due) {
+        seen.add(found.id);
+        try {
+          if (await deliverReminder(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id))
+            handled++;
+        } catch (error) {
+          // One reminder that cannot be handled holds up no other; it is taken again once its claim lapses.
+          ctx.log?.error({ err: error, reminderId: found.id }, 'reminder could not be sent');
+        }
+      }
+      if (due.length < BATCH) break;
+    }
+    return handled;
+  },
+};

@@ -1,0 +1,75 @@
+import type { Mode } from '../../lib/tenant.js';
+import type { Channel } from '../../ports/messages.js';
+import type { ReminderStage } from './reminders.stages.js';
+
+export const REMINDER_CHANNELS = ['email', 'sms', 'whatsapp'] as const satisfies readonly Channel[];
+export const REMINDER_STATUSES = ['queued', 'sent', 'failed', 'cancelled', 'skipped'] as const;
+export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
+
+/** Why a reminder was not sent. */
+export const SKIP_REASONS = [
+  'obligation_paid',
+  'obligation_cancelled',
+  'plan_paid',
+  'schedule_paused',
+  'schedule_cancelled',
+  'attempt_processing',
+  'superseded',
+] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+/** Why a reminder was withdrawn: the business archived its customer or its plan. */
+export const CANCEL_REASONS = ['customer_archived', 'plan_archived'] as const;
+
+export type ReminderSource = 'api' | 'schedule';
+
+export interface RemindersTable {
+  id: string;
+  workspace_id: string;
+  mode: Mode;
+  customer_id: string;
+  track_id: string | null;
+  obligation_id: string | null;
+  channel: Channel;
+  recipient: string;
+  /** E-mail only. */
+  subject: string | null;
+  message: string;
+  /** 1: written from a template, and written again with the figures of the moment when sent. */
+  templated: number;
+  status: ReminderStatus;
+  skip_reason: string | null;
+  send_at: string;
+  next_try_at: string | null;
+  claimed_until: string | null;
+  sent_at: string | null;
+  attempts: number;
+  last_error: string | null;
+  source: ReminderSource;
+  stage: ReminderStage | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ReminderLogStatus = 'sent' | 'failed' | 'simulated';
+
+export interface ReminderLogsTable {
+  id: string;
+  workspace_id: string;
+  mode: Mode;
+  reminder_id: string;
+  channel: Channel;
+  recipient: string;
+  status: ReminderLogStatus;
+  provider: string;
+  provider_message_id: string | null;
+  error: string | null;
+  created_at: string;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    reminders: RemindersTable;
+    reminder_logs: ReminderLogsTable;
+  }
+}
