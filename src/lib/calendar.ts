@@ -49,6 +49,16 @@ export function startOfDay(date: string, timeZone: string): string {
   return new Date(start.epochMilliseconds).toISOString();
 }
 
+/** A calendar date (YYYY-MM-DD) in words: "31 Jan 2027". */
+export function dateInWords(date: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    timeZone: 'UTC',
+  }).format(new Date(`${date}T00:00:00Z`));
+}
+
 /** Quiet hours, local time: nothing is sent to people from 21:00 until 08:00. */
 export const QUIET_FROM_HOUR = 21;
 export const QUIET_UNTIL_HOUR = 8;

@@ -143,9 +143,9 @@ describe('the consent page', () => {
       'Chidi Okeke',
       'gatewayA',
       '₦300.00 every month',
-      '2028-01-25',
-      '2028-02-25',
-      '2028-03-25',
+      '25 Jan 2028',
+      '25 Feb 2028',
+      '25 Mar 2028',
     ]) {
       assert.ok(page.body.includes(text), `the page shows ${text}`);
     }
@@ -170,7 +170,7 @@ describe('the consent page', () => {
     assert.equal(after.consent.user_agent, 'TestBrowser/1.0');
     assert.match(
       after.consent.text_shown,
-      /^Test workspace may collect ₦300\.00 every month, starting 2028-01-25/,
+      /^Test workspace may collect ₦300\.00 every month, starting 25 Jan 2028/,
     );
     assert.equal(
       after.consent.text_sha256,

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
-import { quietHoursEnd } from '../../src/lib/calendar.js';
+import { dateInWords, quietHoursEnd } from '../../src/lib/calendar.js';
 import { latestDueStage, stageStart } from '../../src/modules/reminders/reminders.stages.js';
-import { dateInWords, renderReminder } from '../../src/modules/reminders/reminders.templates.js';
+import { renderReminder } from '../../src/modules/reminders/reminders.templates.js';
 
 const ZONES = [
   'Africa/Lagos',

@@ -3,6 +3,7 @@ import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
+import { dateInWords } from '../../lib/calendar.js';
 import { formatMoney } from '../../lib/money.js';
 import type { Tenant } from '../../lib/tenant.js';
 import * as obligations from '../schedules/obligations.repository.js';
@@ -77,7 +78,7 @@ async function viewOf(ctx: AppContext, mandate: MandatesTable, tenant: Tenant): 
   const open = schedule ? await obligations.openOfSchedule(ctx.db, schedule.id) : [];
   const collections = open
     .slice(0, 3)
-    .map((o) => ({ date: o.due_date, amount: formatMoney(o.amount, o.currency) }));
+    .map((o) => ({ date: dateInWords(o.due_date), amount: formatMoney(o.amount, o.currency) }));
   const by = `${workspace.name} may collect`;
   const from = `from ${payer.name} by automatic debit through ${mandate.provider}`;
   const what = schedule

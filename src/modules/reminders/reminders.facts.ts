@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
-import { localDate } from '../../lib/calendar.js';
+import { dateInWords, localDate } from '../../lib/calendar.js';
 import { formatMoney } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
@@ -13,7 +13,6 @@ import type { TracksTable } from '../tracks/tracks.table.js';
 import type { WorkspacesTable } from '../workspaces/workspaces.table.js';
 import type { SkipReason } from './reminders.table.js';
 import type { ReminderFacts } from './reminders.templates.js';
-import { dateInWords } from './reminders.templates.js';
 
 /** Everything a reminder is about, as it stands now. */
 export interface ReminderSubject {

@@ -20,16 +20,6 @@ export interface ReminderText {
   text: string;
 }
 
-/** A calendar date (YYYY-MM-DD) in words: "31 Jan 2027". */
-export function dateInWords(date: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    timeZone: 'UTC',
-  }).format(new Date(`${date}T00:00:00Z`));
-}
-
 function what(facts: ReminderFacts): string {
   const amount = facts.amount ?? 'your payment';
   return facts.planTitle ? `${amount} for ${facts.planTitle}` : amount;
