@@ -34,6 +34,11 @@ export interface Config {
   failedAuthPerMinute: number;
   /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /**
+   * Key of the HMAC that signs export download links. When unset, one is made once and kept in the database, so
+   * links survive restarts and work on every node sharing it.
+   */
+  exportSigningSecret: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -127,9 +132,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     failedAuthPerMinute:
       parsePositiveInt('FAILED_AUTH_PER_MINUTE', env.FAILED_AUTH_PER_MINUTE, problems) ?? 60,
     metricsToken: env.METRICS_TOKEN || undefined,
+    exportSigningSecret: env.EXPORT_SIGNING_SECRET || undefined,
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');
+  }
+  if (config.exportSigningSecret !== undefined && config.exportSigningSecret.length < 32) {
+    problems.push('EXPORT_SIGNING_SECRET must be at least 32 characters');
   }
 
   if (problems.length > 0) throw new ConfigError(problems);

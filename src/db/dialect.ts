@@ -40,6 +40,18 @@ export function forUpdateSkipLocked<QB extends SelectQueryBuilder<any, any, any>
   return dialect === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;
 }
 
+/**
+ * The UTC quarter-hour an instant column falls in, as `YYYY-MM-DDTHH:MM` text (minutes 00, 15, 30 or 45). Every
+ * time zone's offset is a whole number of quarter hours, so grouping by it and then by local day, week or month
+ * in code is exact in any zone.
+ */
+export function quarterHourOf(dialect: DialectName, column: string) {
+  const ref = sql.ref(column);
+  return dialect === 'postgres'
+    ? sql<string>`to_char(date_trunc('hour', ${ref} at time zone 'UTC') + (floor(extract(minute from ${ref} at time zone 'UTC') / 15) * interval '15 minutes'), 'YYYY-MM-DD"T"HH24:MI')`
+    : sql<string>`substr(${ref}, 1, 14) || substr('00153045', (cast(substr(${ref}, 15, 2) as integer) / 15) * 2 + 1, 2)`;
+}
+
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';

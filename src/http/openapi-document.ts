@@ -46,6 +46,11 @@ export const TAGS = [
     description:
       'Messages to customers by e-mail, SMS or WhatsApp: queued through the API or made by reminder_only and mixed schedules (3 days before due, on the due day, 3 and 7 days after; never 21:00 to 08:00 in the workspace time zone), with one log row per delivery try. Test mode never leaves the machine.',
   },
+  {
+    name: 'Reports',
+    description:
+      'Summary, collections and overdue ageing per currency (never summed across currencies), on the tenant clock; exports streamed to a file with a signed download link.',
+  },
   { name: 'Ledger', description: 'Append-only entries; a plan’s entries always sum to its balance.' },
   {
     name: 'Webhooks',
@@ -183,7 +188,8 @@ function errorResponse(status: number, codes: ErrorCode[]): Json {
 
 /** Per-status error responses, the success response's headers, the parameters every call may send. */
 function completeOperation(path: string, method: string, operation: Json): void {
-  const scope = requiredScope(path, method.toUpperCase());
+  // A route served without a key under a scoped path (a signed download link) says so with `x-public`.
+  const scope = operation['x-public'] ? null : requiredScope(path, method.toUpperCase());
   if (scope) {
     operation.security = [{ apiKey: [scope] }];
     operation['x-required-scope'] = scope;
@@ -204,7 +210,10 @@ function completeOperation(path: string, method: string, operation: Json): void 
     if (!/^2\d\d$/.test(status)) continue;
     responses[status] = {
       ...(response as Json),
-      description: SUCCESS_DESCRIPTION[status] ?? 'Success.',
+      // A file (not the JSON envelope) keeps the description its route gives.
+      description: (response as Json).content?.['application/json']
+        ? (SUCCESS_DESCRIPTION[status] ?? 'Success.')
+        : ((response as Json).description ?? 'Success.'),
       headers: {
         'X-Request-Id': headerRef('X-Request-Id'),
         ...LIMIT_HEADERS,

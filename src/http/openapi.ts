@@ -10,6 +10,8 @@ declare module 'fastify' {
   interface FastifySchema {
     /** Error codes the operation answers with beyond those its shape implies (a body, a path id, POST). */
     'x-errors'?: readonly ErrorCode[];
+    /** Served without a key although its path names a scoped resource (a signed download link). */
+    'x-public'?: boolean;
   }
 }
 

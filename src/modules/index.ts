@@ -8,6 +8,7 @@ import type { ModuleManifest } from './manifest.js';
 import { paymentsModule } from './payments/payments.module.js';
 import { providersModule } from './providers/providers.module.js';
 import { remindersModule } from './reminders/reminders.module.js';
+import { reportsModule } from './reports/reports.module.js';
 import { schedulesModule } from './schedules/schedules.module.js';
 import { testClockModule } from './test-clock/test-clock.module.js';
 import { tracksModule } from './tracks/tracks.module.js';
@@ -25,6 +26,7 @@ export const modules: readonly ModuleManifest[] = [
   attemptsModule,
   providersModule,
   remindersModule,
+  reportsModule,
   ledgerModule,
   webhooksModule,
   eventsModule,

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       embeddedWorker: true,
       failedAuthPerMinute: 60,
       metricsToken: undefined,
+      exportSigningSecret: undefined,
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -61,6 +62,7 @@ describe('loadConfig', () => {
       EMBEDDED_WORKER: 'false',
       FAILED_AUTH_PER_MINUTE: '20',
       METRICS_TOKEN: 'a-long-enough-scrape-token',
+      EXPORT_SIGNING_SECRET: 'an-export-signing-secret-of-32-chars',
     });
     assert.equal(config.port, 8080);
     assert.equal(config.host, '127.0.0.1');
@@ -81,6 +83,7 @@ describe('loadConfig', () => {
     assert.equal(config.embeddedWorker, false);
     assert.equal(config.failedAuthPerMinute, 20);
     assert.equal(config.metricsToken, 'a-long-enough-scrape-token');
+    assert.equal(config.exportSigningSecret, 'an-export-signing-secret-of-32-chars');
   });
 
   test('PUBLIC_URL defaults to the configured port', () => {

@@ -103,7 +103,8 @@ describe('e-mail over SMTP', () => {
         text: 'Hi',
       });
       assert.equal(receipt.status, 'failed');
-      assert.match(receipt.error ?? '', /Greeting never received/);
+      // Which of nodemailer's timers fires first (connection or greeting) depends on the machine's load.
+      assert.match(receipt.error ?? '', /Greeting never received|ETIMEDOUT/);
     } finally {
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }

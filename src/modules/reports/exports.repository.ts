@@ -1,0 +1,71 @@
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, inTenantGroup, type TenantGroup } from '../../db/scoping.js';
+import type { TenantRef } from '../../lib/tenant.js';
+import type { ExportStatus, ReportExportsTable } from './exports.table.js';
+
+export function insert(db: DbOrTrx, row: ReportExportsTable) {
+  return db.insertInto('report_exports').values(row).execute();
+}
+
+export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
+  return db
+    .selectFrom('report_exports')
+    .selectAll()
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .executeTakeFirst();
+}
+
+/** An export by id alone: for its download link, which names no tenant (its signature vouches for the id). */
+export function findForDownload(db: DbOrTrx, id: string) {
+  return db.selectFrom('report_exports').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Changes an export only while it is in one of `from`; undefined when it was not. */
+export function updateIn(
+  db: DbOrTrx,
+  id: string,
+  from: readonly ExportStatus[],
+  changes: Partial<ReportExportsTable>,
+) {
+  return db
+    .updateTable('report_exports')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The progress of a running export: one statement per batch written. */
+export async function recordProgress(db: DbOrTrx, id: string, rows: number, now: string): Promise<void> {
+  await db
+    .updateTable('report_exports')
+    .set({ rows_written: rows, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+/** Done exports of a tenant group whose link expired and whose file is still kept, oldest expiry first. */
+export function expiredFiles(db: DbOrTrx, group: TenantGroup, now: string, limit: number) {
+  return db
+    .selectFrom('report_exports')
+    .select(['id', 'workspace_id', 'storage_key'])
+    .where(inTenantGroup(group))
+    .where('expires_at', '<=', now)
+    .where('file_removed_at', 'is', null)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+}
+
+export async function markFileRemoved(db: DbOrTrx, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('report_exports')
+    .set({ file_removed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('file_removed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

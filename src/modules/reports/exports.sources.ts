@@ -1,0 +1,204 @@
+import type { AppContext } from '../../context.js';
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant } from '../../db/scoping.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import type { ExportReport } from './exports.table.js';
+import { reportRows } from './reports.rows.js';
+
+/** One line of an export: money as integers of minor units beside its currency, instants as ISO 8601 text. */
+export type ExportRow = Record<string, string | number | null>;
+
+/** Rows read from the database per query (keyset on id); each batch is one progress update. */
+export const EXPORT_BATCH = 1000;
+
+export interface RowSource {
+  /** How many rows it will give, when known before the first (a count); null when known only at the end. */
+  total: number | null;
+  /** The columns in order, when known before the first row: a CSV of no rows still has its header. */
+  columns: readonly string[] | null;
+  /** The rows in order, a batch at a time, never all at once. */
+  batches(): AsyncIterable<readonly ExportRow[]>;
+}
+
+export interface ExportRange {
+  from: string | null;
+  to: string | null;
+}
+
+const PAYMENT_COLUMNS = [
+  'id',
+  'trackId',
+  'customerId',
+  'amount',
+  'currency',
+  'method',
+  'status',
+  'paidAt',
+  'reference',
+  'source',
+  'createdAt',
+  'reversedAt',
+] as const;
+
+const LEDGER_COLUMNS = [
+  'id',
+  'type',
+  'trackId',
+  'customerId',
+  'amount',
+  'balanceAfter',
+  'currency',
+  'occurredAt',
+] as const;
+
+function paymentsQuery(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
+  let q = db.selectFrom('payments').where(inTenant(tenant));
+  if (range.from) q = q.where('paid_at', '>=', range.from);
+  if (range.to) q = q.where('paid_at', '<', range.to);
+  return q;
+}
+
+function ledgerQuery(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
+  let q = db.selectFrom('ledger_entries').where(inTenant(tenant));
+  if (range.from) q = q.where('occurred_at', '>=', range.from);
+  if (range.to) q = q.where('occurred_at', '<', range.to);
+  return q;
+}
+
+/** Every payment with `paidAt` in [from, to), reversed ones too (see `status`, `reversedAt`), in id order. */
+async function paymentsSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange): Promise<RowSource> {
+  const counted = await paymentsQuery(db, tenant, range)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return {
+    total: Number(counted.n),
+    columns: PAYMENT_COLUMNS,
+    async *batches() {
+      let after: string | null = null;
+      for (;;) {
+        let q = paymentsQuery(db, tenant, range).select([
+          'id',
+          'track_id',
+          'customer_id',
+          'amount',
+          'currency',
+          'method',
+          'status',
+          'paid_at',
+          'reference',
+          'source',
+          'created_at',
+          'reversed_at',
+        ]);
+        if (after !== null) q = q.where('id', '>', after);
+        const rows = await q.orderBy('id').limit(EXPORT_BATCH).execute();
+        if (rows.length === 0) return;
+        after = rows[rows.length - 1]?.id ?? null;
+        yield rows.map(
+          (row): ExportRow => ({
+            id: row.id,
+            trackId: row.track_id,
+            customerId: row.customer_id,
+            amount: row.amount,
+            currency: row.currency,
+            method: row.method,
+            status: row.status,
+            paidAt: row.paid_at,
+            reference: row.reference,
+            source: row.source,
+            createdAt: row.created_at,
+            reversedAt: row.reversed_at,
+          }),
+        );
+        if (rows.length < EXPORT_BATCH) return;
+      }
+    },
+  };
+}
+
+/** Every ledger entry with `occurredAt` in [from, to), in id order. */
+async function ledgerSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange): Promise<RowSource> {
+  const counted = await ledgerQuery(db, tenant, range)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return {
+    total: Number(counted.n),
+    columns: LEDGER_COLUMNS,
+    async *batches() {
+      let after: string | null = null;
+      for (;;) {
+        let q = ledgerQuery(db, tenant, range).select([
+          'id',
+          'type',
+          'track_id',
+          'customer_id',
+          'amount',
+          'balance_after',
+          'currency',
+          'occurred_at',
+        ]);
+        if (after !== null) q = q.where('id', '>', after);
+        const rows = await q.orderBy('id').limit(EXPORT_BATCH).execute();
+        if (rows.length === 0) return;
+        after = rows[rows.length - 1]?.id ?? null;
+        yield rows.map(
+          (row): ExportRow => ({
+            id: row.id,
+            type: row.type,
+            trackId: row.track_id,
+            customerId: row.customer_id,
+            amount: row.amount,
+            balanceAfter: row.balance_after,
+            currency: row.currency,
+            occurredAt: row.occurred_at,
+          }),
+        );
+        if (rows.length < EXPORT_BATCH) return;
+      }
+    },
+  };
+}
+
+/** A computed report's rows (summary, collections, overdue), grouped into batches as they come. */
+function reportSource(
+  ctx: AppContext,
+  tenant: Tenant,
+  report: 'summary' | 'collections' | 'overdue',
+  range: ExportRange,
+): RowSource {
+  return {
+    total: null,
+    columns: null,
+    async *batches() {
+      let batch: ExportRow[] = [];
+      for await (const row of reportRows(ctx, tenant, report, {
+        ...(range.from ? { from: range.from } : {}),
+        ...(range.to ? { to: range.to } : {}),
+      })) {
+        batch.push(row);
+        if (batch.length >= EXPORT_BATCH) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield batch;
+    },
+  };
+}
+
+/** Where an export's rows come from. */
+export async function rowSource(
+  ctx: AppContext,
+  tenant: Tenant,
+  report: ExportReport,
+  range: ExportRange,
+): Promise<RowSource> {
+  switch (report) {
+    case 'payments':
+      return paymentsSource(ctx.db, tenant, range);
+    case 'ledger':
+      return ledgerSource(ctx.db, tenant, range);
+    default:
+      return reportSource(ctx, tenant, report, range);
+  }
+}

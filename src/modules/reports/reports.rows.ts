@@ -1,0 +1,41 @@
+import type { AppContext } from '../../context.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { overdueBook } from './reports.overdue.js';
+import { periodOf } from './reports.period.js';
+import { collections, summary, timeZoneOf } from './reports.service.js';
+
+type Row = Record<string, string | number | null>;
+
+/**
+ * The rows of a report's export: summary, one row per currency; collections, one row per currency and day;
+ * overdue, every overdue account (not a page), worst first within each currency.
+ */
+export async function* reportRows(
+  ctx: AppContext,
+  tenant: Tenant,
+  report: 'summary' | 'collections' | 'overdue',
+  range: { from?: string; to?: string },
+): AsyncIterable<Row> {
+  if (report === 'summary') {
+    const figures = await summary(ctx, tenant, range);
+    for (const c of figures.currencies) yield { from: figures.from, to: figures.to, ...c };
+    return;
+  }
+  if (report === 'collections') {
+    const figures = await collections(ctx, tenant, { ...range, groupBy: 'day' });
+    for (const c of figures.currencies) {
+      for (const p of c.periods)
+        yield { currency: c.currency, day: p.period, total: p.total, count: p.count };
+    }
+    return;
+  }
+  const at = periodOf({ ...(range.to ? { to: range.to } : {}) }, tenant.clock.now()).to;
+  const book = await overdueBook(
+    ctx.db,
+    tenant,
+    at,
+    await timeZoneOf(ctx, tenant),
+    at >= tenant.clock.now().toISOString(),
+  );
+  for (const account of book.accounts) yield { asOf: at, ...account };
+}

@@ -1,0 +1,153 @@
+import { type Static, Type } from 'typebox';
+import { Instant, Nullable } from '../shared.schemas.js';
+import { AGEING_BUCKETS } from './reports.period.js';
+
+const Range = {
+  from: Type.Optional({ ...Instant, description: 'Start of the period (included); without it, all time.' }),
+  to: Type.Optional({ ...Instant, description: 'End of the period (excluded); now when absent.' }),
+};
+
+export const ReportQuery = Type.Object(Range, { additionalProperties: false });
+export type ReportQuery = Static<typeof ReportQuery>;
+
+const Count = Type.Integer({ minimum: 0 });
+const Money = Type.Integer({ description: 'Minor units of the currency.' });
+
+export const Summary = Type.Object(
+  {
+    from: Nullable(Instant),
+    to: Instant,
+    timezone: Type.String({ description: 'The workspace time zone the report reads dates in.' }),
+    customers: Type.Object({ total: Count, active: Count }),
+    plans: Type.Object({ active: Count, completed: Count, archived: Count }),
+    currencies: Type.Array(
+      Type.Object({
+        currency: Type.String(),
+        billed: { ...Money, description: 'What plans charged and were adjusted by in the period.' },
+        collected: {
+          ...Money,
+          description: 'What payments brought in during the period, less reversals in it.',
+        },
+        outstanding: { ...Money, description: 'What plans (not archived) were owed at `to`.' },
+        overdue: { ...Money, description: 'What was overdue at `to` (see GET /reports/overdue).' },
+        collectionRate: Nullable(
+          Type.Number({
+            description:
+              'collected ÷ (outstanding at `from` + billed), 4 decimals: the share of what was there to collect that came in. Null when nothing was.',
+          }),
+        ),
+        dso: Nullable(
+          Type.Number({
+            description:
+              'Days sales outstanding: outstanding at `to` ÷ billed × days in the period (from the first ledger entry when `from` is absent), 1 decimal. Null when nothing was billed.',
+          }),
+        ),
+        expectedNext30Days: {
+          ...Money,
+          description:
+            'What open obligations due in the 30 days from the date of `to` (workspace time zone) still owe.',
+        },
+      }),
+      { description: 'One entry per currency; figures are never summed across currencies.' },
+    ),
+  },
+  { title: 'ReportSummary' },
+);
+export type Summary = Static<typeof Summary>;
+
+export const CollectionsQuery = Type.Object(
+  {
+    ...Range,
+    groupBy: Type.Optional(
+      Type.Enum(['day', 'week', 'month'], {
+        description: 'Periods in the workspace time zone; weeks start on Monday. Default day.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CollectionsQuery = Static<typeof CollectionsQuery>;
+
+const Tally = { total: Money, count: Count };
+
+export const Collections = Type.Object(
+  {
+    from: Nullable(Instant),
+    to: Instant,
+    timezone: Type.String(),
+    groupBy: Type.Enum(['day', 'week', 'month']),
+    currencies: Type.Array(
+      Type.Object({
+        currency: Type.String(),
+        ...Tally,
+        byMethod: Type.Array(Type.Object({ method: Type.String(), ...Tally })),
+        periods: Type.Array(
+          Type.Object({
+            period: Type.String({ description: 'The first local day of the period (YYYY-MM-DD).' }),
+            ...Tally,
+          }),
+        ),
+      }),
+      {
+        description:
+          'Payments recorded (not reversed) with paidAt in the period, per currency; only periods with payments appear.',
+      },
+    ),
+  },
+  { title: 'ReportCollections' },
+);
+export type Collections = Static<typeof Collections>;
+
+export const OverdueQuery = Type.Object(
+  {
+    to: Range.to,
+    currency: Type.Optional(
+      Type.String({ pattern: '^[A-Z]{3}$', description: 'Only this currency’s accounts.' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+export type OverdueQuery = Static<typeof OverdueQuery>;
+
+export const OverdueAccount = Type.Object({
+  customerId: Nullable(Type.String()),
+  customerName: Nullable(Type.String()),
+  trackId: Nullable(Type.String()),
+  planTitle: Nullable(Type.String()),
+  scheduleId: Nullable(Type.String({ description: 'For a schedule without a plan.' })),
+  currency: Type.String(),
+  overdueAmount: Money,
+  oldestDueDate: Type.String({ description: 'YYYY-MM-DD' }),
+  daysOverdue: Type.Integer({ minimum: 1 }),
+});
+
+export const Overdue = Type.Object(
+  {
+    asOf: Instant,
+    timezone: Type.String(),
+    currencies: Type.Array(
+      Type.Object({
+        currency: Type.String(),
+        total: Money,
+        buckets: Type.Object(Object.fromEntries(AGEING_BUCKETS.map((b) => [b, Money])), {
+          description: 'The overdue amount by days past its due date: 1-30, 31-60, 61-90, 91+.',
+        }),
+      }),
+    ),
+    accounts: Type.Object({
+      items: Type.Array(OverdueAccount, {
+        description: 'Worst first within each currency: largest overdue amount, then oldest due date.',
+      }),
+      has_more: Type.Boolean(),
+      next_cursor: Nullable(Type.String()),
+    }),
+  },
+  {
+    title: 'ReportOverdue',
+    description:
+      'A plan is overdue when an obligation of it is past due and unpaid, or its dueDate has passed with a balance left (then its whole balance is overdue).',
+  },
+);
+export type Overdue = Static<typeof Overdue>;
