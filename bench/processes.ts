@@ -29,6 +29,7 @@ export async function paytrackJson<T>(env: NodeJS.ProcessEnv, args: string[]): P
 
 export interface Server {
   baseUrl: string;
+  pid: number;
   output(): string;
   /** SIGTERM, then the exit status; SIGKILL if it has not stopped within 15 s. */
   stop(): Promise<number | null>;
@@ -72,6 +73,7 @@ export async function startServer(env: NodeJS.ProcessEnv, port: number): Promise
 
   return {
     baseUrl,
+    pid: child.pid as number,
     output: () => output,
     async stop() {
       child.kill('SIGTERM');

@@ -19,6 +19,7 @@ import {
   serverEnv,
   startServer,
 } from './processes.js';
+import { BOOK, type ReportsFigures, reportsStep } from './reports.js';
 import { type BalanceCheck, verifyBalance } from './verify.js';
 import { startWebhookReceiver, type WebhookFigures, webhookFigures } from './webhooks.js';
 
@@ -53,6 +54,9 @@ function databaseKinds(): DatabaseKind[] {
 }
 
 const seconds = positiveNumber('BENCH_SECONDS', 10);
+/** BENCH_REPORTS=false leaves out the reports step; BENCH_ONLY=reports runs it alone. */
+const onlyReports = process.env.BENCH_ONLY === 'reports';
+const withReports = onlyReports || process.env.BENCH_REPORTS !== 'false';
 const kinds = databaseKinds();
 const pgServerUrl = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/';
 const load: LoadOptions = { connections: CONNECTIONS, seconds };
@@ -60,7 +64,7 @@ const load: LoadOptions = { connections: CONNECTIONS, seconds };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 // Build, then per database: start, setup, three runs of `seconds` (+1 s warm-up each), checks, stop.
-const limitSeconds = 240 + kinds.length * (7 * (seconds + 1) + 240);
+const limitSeconds = 240 + kinds.length * (7 * (seconds + 1) + 240 + (withReports ? 1_800 : 0));
 setTimeout(() => {
   log(`time limit of ${limitSeconds} s reached; stopping`);
   killChildren();
@@ -79,6 +83,7 @@ interface Row {
   webhooks: WebhookFigures;
   allocation: AllocationFigures;
   check: BalanceCheck;
+  reports: ReportsFigures | null;
   shutdownCode: number | null;
 }
 
@@ -168,9 +173,13 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       (line) => log(`${kind}: ${line}`),
     );
 
+    const reports = withReports
+      ? await reportsStep(database.env, server, workspaceId, key, (line) => log(`${kind}: ${line}`))
+      : null;
+
     const shutdownCode = await server.stop();
     server = undefined;
-    return { kind, payments, reads, direct, webhooks, allocation, check, shutdownCode };
+    return { kind, payments, reads, direct, webhooks, allocation, check, reports, shutdownCode };
   } finally {
     if (server) await server.stop();
     await database.drop();
@@ -206,7 +215,57 @@ function report(rows: Row[]): string {
   );
 }
 
+/** The reports step alone, on a server of its own (BENCH_ONLY=reports). */
+async function benchReports(kind: DatabaseKind): Promise<ReportsFigures> {
+  const database = await prepareDatabase(kind, pgServerUrl);
+  let server: Server | undefined;
+  try {
+    const port = await freePort();
+    server = await startServer(serverEnv(database.env, port, { EMBEDDED_WORKER: 'true' }), port);
+    const { workspaceId, key } = await issueTestKey(serverEnv(database.env, port), 'Reports benchmark');
+    return await reportsStep(database.env, server, workspaceId, key, (line) => log(`${kind}: ${line}`));
+  } finally {
+    if (server) await server.stop();
+    await database.drop();
+  }
+}
+
+function reportsTable(figures: [DatabaseKind, ReportsFigures][]): string {
+  const paths = figures[0]?.[1].timings.map((t) => t.path) ?? [];
+  return formatTable(
+    ['database', ...paths.map((p) => `${p} p50/p99`), 'export (rows, s)', 'RSS idle → peak'],
+    figures.map(([kind, f]) => [
+      kind,
+      ...f.timings.map((t) => `${t.p50Ms.toFixed(0)}/${t.p99Ms.toFixed(0)} ms`),
+      `${whole(f.exportRows)} in ${f.exportSeconds.toFixed(1)} s`,
+      `${whole(f.idleRssMb)} → ${whole(f.exportPeakRssMb)} MB`,
+    ]),
+  );
+}
+
+const reportsNote = () =>
+  `Reports: ${whole(BOOK.plans)} plans, ${whole(BOOK.plans * BOOK.paymentsPerPlan)} payments, ${whole(BOOK.plans * BOOK.obligationsPerPlan)} obligations written straight into the database; each report called 50 times after one warm-up; targets p99 <= 100 ms and an export's peak RSS at most 100 MB above idle.`;
+
 buildProject(log);
+
+if (onlyReports) {
+  const figures: [DatabaseKind, ReportsFigures][] = [];
+  const failures: string[] = [];
+  for (const kind of kinds) {
+    try {
+      const f = await benchReports(kind);
+      figures.push([kind, f]);
+      log(`${kind}: seeded in ${f.seedSeconds.toFixed(0)} s`);
+      failures.push(...f.problems.map((p) => `${kind} ${p}`));
+    } catch (error) {
+      failures.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  console.log(reportsTable(figures));
+  console.log(reportsNote());
+  for (const problem of failures) console.log(`problem: ${problem}`);
+  process.exit(failures.length > 0 ? 1 : 0);
+}
 
 const rows: Row[] = [];
 const problems: string[] = [];
@@ -247,6 +306,7 @@ for (const kind of kinds) {
         `${kind} webhooks: a retry went out ${hooks.retryLateMaxMs} ms after it was due, ceiling ${RETRY_LATE_CEILING_MS} ms`,
       );
     }
+    for (const problem of row.reports?.problems ?? []) problems.push(`${kind} reports: ${problem}`);
     if (row.shutdownCode !== 0) problems.push(`${kind}: serve exited with ${row.shutdownCode} on SIGTERM`);
   } catch (error) {
     problems.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
@@ -295,6 +355,13 @@ console.log(
   ),
 );
 for (const row of rows) console.log(`${row.kind} allocation check: ${row.allocation.detail}`);
+const withFigures = rows.flatMap((row): [DatabaseKind, ReportsFigures][] =>
+  row.reports ? [[row.kind, row.reports]] : [],
+);
+if (withFigures.length > 0) {
+  console.log(reportsTable(withFigures));
+  console.log(reportsNote());
+}
 console.log(
   `Allocation: the same payments on plans without schedules and on plans with a monthly schedule of 12 obligations, back to back; floor ${ALLOCATION_FLOOR}.`,
 );
