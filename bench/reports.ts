@@ -221,7 +221,7 @@ async function insertAll<T extends object>(trx: Db, table: string, rows: T[]): P
 }
 
 /** Writes the book straight into the database, a chunk of plans per transaction; returns the seconds it took. */
-async function seedBook(
+export async function seedBook(
   env: { DATA_DIR: string; DATABASE_URL?: string },
   workspaceId: string,
   log: (line: string) => void,

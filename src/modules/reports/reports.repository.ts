@@ -19,6 +19,18 @@ export const BALANCE_ENTRY_TYPES = [
   'payment.reversed',
 ] as const;
 
+/** Ids a statement may list at once: SQLite takes at most 32,766 parameters. */
+const IDS_PER_STATEMENT = 10_000;
+
+/** Runs `query` over `ids` in slices a statement can carry, and concatenates the rows. */
+async function inSlices<R>(ids: readonly string[], query: (slice: string[]) => Promise<R[]>): Promise<R[]> {
+  const rows: R[] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+    rows.push(...(await query(ids.slice(i, i + IDS_PER_STATEMENT))));
+  }
+  return rows;
+}
+
 const total = (column: string) => sql<string | number>`coalesce(sum(${sql.ref(column)}), 0)`;
 
 export function countCustomers(db: DbOrTrx, tenant: TenantRef) {
@@ -150,31 +162,37 @@ export function plansPastDue(db: DbOrTrx, tenant: TenantRef, today: string) {
 
 /** Each plan's balance at `at` (its balance entries before it), for the plans named. */
 export function planBalancesAt(db: DbOrTrx, tenant: TenantRef, trackIds: readonly string[], at: string) {
-  return db
-    .selectFrom('ledger_entries')
-    .select(['track_id', total('amount').as('amount')])
-    .where(inTenant(tenant))
-    .where('track_id', 'in', trackIds as string[])
-    .where('type', 'in', BALANCE_ENTRY_TYPES)
-    .where('occurred_at', '<', at)
-    .groupBy('track_id')
-    .execute();
+  return inSlices(trackIds, (slice) =>
+    db
+      .selectFrom('ledger_entries')
+      .select(['track_id', total('amount').as('amount')])
+      .where(inTenant(tenant))
+      .where('track_id', 'in', slice)
+      .where('type', 'in', BALANCE_ENTRY_TYPES)
+      .where('occurred_at', '<', at)
+      .groupBy('track_id')
+      .execute(),
+  );
 }
 
 export function plansByIds(db: DbOrTrx, tenant: TenantRef, ids: readonly string[]) {
-  return db
-    .selectFrom('tracks')
-    .select(['id', 'customer_id', 'title', 'currency', 'status'])
-    .where(inTenant(tenant))
-    .where('id', 'in', ids as string[])
-    .execute();
+  return inSlices(ids, (slice) =>
+    db
+      .selectFrom('tracks')
+      .select(['id', 'customer_id', 'title', 'currency', 'status'])
+      .where(inTenant(tenant))
+      .where('id', 'in', slice)
+      .execute(),
+  );
 }
 
 export function customersByIds(db: DbOrTrx, tenant: TenantRef, ids: readonly string[]) {
-  return db
-    .selectFrom('customers')
-    .select(['id', 'name'])
-    .where(inTenant(tenant))
-    .where('id', 'in', ids as string[])
-    .execute();
+  return inSlices(ids, (slice) =>
+    db
+      .selectFrom('customers')
+      .select(['id', 'name'])
+      .where(inTenant(tenant))
+      .where('id', 'in', slice)
+      .execute(),
+  );
 }
