@@ -65,6 +65,24 @@ function ledgerQuery(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
   return q;
 }
 
+/**
+ * Rows in id order, a batch of `EXPORT_BATCH` at a time: `fetch` gets the last id of the previous batch (null at
+ * first) and returns the next batch, so the whole result never sits in memory.
+ */
+async function* keysetBatches<R extends { id: string }>(
+  fetch: (after: string | null) => Promise<R[]>,
+  toRow: (row: R) => ExportRow,
+): AsyncIterable<readonly ExportRow[]> {
+  let after: string | null = null;
+  for (;;) {
+    const rows = await fetch(after);
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1]?.id ?? null;
+    yield rows.map(toRow);
+    if (rows.length < EXPORT_BATCH) return;
+  }
+}
+
 /** Every payment with `paidAt` in [from, to), reversed ones too (see `status`, `reversedAt`), in id order. */
 async function paymentsSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange): Promise<RowSource> {
   const counted = await paymentsQuery(db, tenant, range)
@@ -73,46 +91,40 @@ async function paymentsSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange
   return {
     total: Number(counted.n),
     columns: PAYMENT_COLUMNS,
-    async *batches() {
-      let after: string | null = null;
-      for (;;) {
-        let q = paymentsQuery(db, tenant, range).select([
-          'id',
-          'track_id',
-          'customer_id',
-          'amount',
-          'currency',
-          'method',
-          'status',
-          'paid_at',
-          'reference',
-          'source',
-          'created_at',
-          'reversed_at',
-        ]);
-        if (after !== null) q = q.where('id', '>', after);
-        const rows = await q.orderBy('id').limit(EXPORT_BATCH).execute();
-        if (rows.length === 0) return;
-        after = rows[rows.length - 1]?.id ?? null;
-        yield rows.map(
-          (row): ExportRow => ({
-            id: row.id,
-            trackId: row.track_id,
-            customerId: row.customer_id,
-            amount: row.amount,
-            currency: row.currency,
-            method: row.method,
-            status: row.status,
-            paidAt: row.paid_at,
-            reference: row.reference,
-            source: row.source,
-            createdAt: row.created_at,
-            reversedAt: row.reversed_at,
-          }),
-        );
-        if (rows.length < EXPORT_BATCH) return;
-      }
-    },
+    batches: () =>
+      keysetBatches(
+        (after) => {
+          const q = paymentsQuery(db, tenant, range).select([
+            'id',
+            'track_id',
+            'customer_id',
+            'amount',
+            'currency',
+            'method',
+            'status',
+            'paid_at',
+            'reference',
+            'source',
+            'created_at',
+            'reversed_at',
+          ]);
+          return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(EXPORT_BATCH).execute();
+        },
+        (row): ExportRow => ({
+          id: row.id,
+          trackId: row.track_id,
+          customerId: row.customer_id,
+          amount: row.amount,
+          currency: row.currency,
+          method: row.method,
+          status: row.status,
+          paidAt: row.paid_at,
+          reference: row.reference,
+          source: row.source,
+          createdAt: row.created_at,
+          reversedAt: row.reversed_at,
+        }),
+      ),
   };
 }
 
@@ -124,38 +136,32 @@ async function ledgerSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange):
   return {
     total: Number(counted.n),
     columns: LEDGER_COLUMNS,
-    async *batches() {
-      let after: string | null = null;
-      for (;;) {
-        let q = ledgerQuery(db, tenant, range).select([
-          'id',
-          'type',
-          'track_id',
-          'customer_id',
-          'amount',
-          'balance_after',
-          'currency',
-          'occurred_at',
-        ]);
-        if (after !== null) q = q.where('id', '>', after);
-        const rows = await q.orderBy('id').limit(EXPORT_BATCH).execute();
-        if (rows.length === 0) return;
-        after = rows[rows.length - 1]?.id ?? null;
-        yield rows.map(
-          (row): ExportRow => ({
-            id: row.id,
-            type: row.type,
-            trackId: row.track_id,
-            customerId: row.customer_id,
-            amount: row.amount,
-            balanceAfter: row.balance_after,
-            currency: row.currency,
-            occurredAt: row.occurred_at,
-          }),
-        );
-        if (rows.length < EXPORT_BATCH) return;
-      }
-    },
+    batches: () =>
+      keysetBatches(
+        (after) => {
+          const q = ledgerQuery(db, tenant, range).select([
+            'id',
+            'type',
+            'track_id',
+            'customer_id',
+            'amount',
+            'balance_after',
+            'currency',
+            'occurred_at',
+          ]);
+          return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(EXPORT_BATCH).execute();
+        },
+        (row): ExportRow => ({
+          id: row.id,
+          type: row.type,
+          trackId: row.track_id,
+          customerId: row.customer_id,
+          amount: row.amount,
+          balanceAfter: row.balance_after,
+          currency: row.currency,
+          occurredAt: row.occurred_at,
+        }),
+      ),
   };
 }
 

@@ -1,8 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { overdueBook } from './reports.overdue.js';
 import { periodOf } from './reports.period.js';
-import { collections, summary, timeZoneOf } from './reports.service.js';
+import { collections, overdueAsOf, summary, timeZoneOf } from './reports.service.js';
 
 type Row = Record<string, string | number | null>;
 
@@ -30,12 +29,6 @@ export async function* reportRows(
     return;
   }
   const at = periodOf({ ...(range.to ? { to: range.to } : {}) }, tenant.clock.now()).to;
-  const book = await overdueBook(
-    ctx.db,
-    tenant,
-    at,
-    await timeZoneOf(ctx, tenant),
-    at >= tenant.clock.now().toISOString(),
-  );
+  const book = await overdueAsOf(ctx, tenant, at, await timeZoneOf(ctx, tenant));
   for (const account of book.accounts) yield { asOf: at, ...account };
 }

@@ -34,7 +34,12 @@ function byCurrency(rows: readonly { currency: string; amount: string | number }
 }
 
 /** The overdue book as of `to`: from the stored figures when `to` is now or later, else from the history. */
-function overdueAsOf(ctx: AppContext, tenant: Tenant, at: string, timeZone: string): Promise<OverdueBook> {
+export function overdueAsOf(
+  ctx: AppContext,
+  tenant: Tenant,
+  at: string,
+  timeZone: string,
+): Promise<OverdueBook> {
   return overdueBook(ctx.db, tenant, at, timeZone, at >= tenant.clock.now().toISOString());
 }
 
