@@ -257,7 +257,9 @@ if (onlyReports) {
     try {
       const f = await benchReports(kind);
       figures.push([kind, f]);
-      log(`${kind}: seeded in ${f.seedSeconds.toFixed(0)} s`);
+      log(
+        `${kind}: seeded in ${f.seedSeconds.toFixed(0)} s, folded into the rollup in ${f.foldSeconds.toFixed(0)} s`,
+      );
       failures.push(...f.problems.map((p) => `${kind} ${p}`));
     } catch (error) {
       failures.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);

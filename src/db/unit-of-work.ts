@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DialectName } from './dialect.js';
 import type { Db, Trx } from './schema.js';
 
 /**
@@ -34,4 +35,18 @@ export function inTransaction<T>(ctx: { db: Db }, work: (trx: Trx) => Promise<T>
     await hook.beforeCommit(trx, result);
     return result;
   });
+}
+
+/**
+ * Reads that must see one moment of the database (a report adding figures from several tables): a repeatable
+ * read transaction on PostgreSQL; on SQLite every transaction already reads one snapshot.
+ */
+export function inSnapshot<T>(
+  ctx: { db: Db; dialect: DialectName },
+  work: (trx: Trx) => Promise<T>,
+): Promise<T> {
+  const transaction = ctx.db.transaction();
+  return (
+    ctx.dialect === 'postgres' ? transaction.setIsolationLevel('repeatable read') : transaction
+  ).execute(work);
 }

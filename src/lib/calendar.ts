@@ -40,6 +40,31 @@ export function localDate(instant: Date | string, timeZone: string): string {
   return exact.toZonedDateTimeISO(timeZone).toPlainDate().toString();
 }
 
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * `localDate` for many instants in one zone (a report's quarter hours): the zone's formatter is made once, and
+ * formatting is far cheaper than Temporal's conversion.
+ */
+export function localDateIn(timeZone: string): (instant: Date | string) => string {
+  let format = dayFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    dayFormats.set(timeZone, format);
+  }
+  const formatter = format;
+  return (instant) => {
+    const parts = formatter.formatToParts(typeof instant === 'string' ? new Date(instant) : instant);
+    const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+    return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')}`;
+  };
+}
+
 /**
  * The first instant of a calendar date in a time zone (handles zones where midnight does not exist on DST
  * days: Temporal's startOfDay), as an ISO string with Z and milliseconds.

@@ -9,6 +9,7 @@ import {
   installmentAmounts,
   isTimeZone,
   localDate,
+  localDateIn,
   occurrence,
   type Recurrence,
   type RecurrenceUnit,
@@ -121,6 +122,17 @@ describe('localDate and startOfDay', () => {
     assert.equal(localDate('2027-05-31T23:30:00.000Z', 'Africa/Lagos'), '2027-06-01');
     assert.equal(localDate('2027-05-31T18:29:59.999Z', 'Asia/Kolkata'), '2027-05-31');
     assert.equal(localDate('2027-05-31T18:30:00.000Z', 'Asia/Kolkata'), '2027-06-01');
+  });
+
+  test('localDateIn gives what localDate gives, for any instant from 1970 to 2100 in any zone', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: Date.UTC(2100, 0, 1) }),
+        fc.constantFrom(...ZONES),
+        (ms, zone) => localDateIn(zone)(new Date(ms)) === localDate(new Date(ms), zone),
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   test('New York: midnight in EST on the spring forward day, in EDT on the fall back day', () => {

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { ModuleManifest } from '../manifest.js';
 import { exportsParts } from './exports.module-parts.js';
 import { reportsRoutes } from './reports.routes.js';
+import { rollupSweep } from './rollups.sweep.js';
 
 const routes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, options) => {
   await app.register(reportsRoutes, options);
@@ -14,5 +15,5 @@ export const reportsModule: ModuleManifest = {
   routes,
   events: exportsParts.events,
   jobs: exportsParts.jobs,
-  sweeps: exportsParts.sweeps,
+  sweeps: [...exportsParts.sweeps, rollupSweep],
 };

@@ -7,11 +7,8 @@ import { type AgeingBucket, ageingBucket, daysOverdue } from './reports.period.j
 import * as repo from './reports.repository.js';
 
 /** A plan (or a schedule without one) with money overdue at the report's time. */
-export interface OverdueAccount {
-  customerId: string | null;
-  customerName: string | null;
+export interface OverdueFigures {
   trackId: string | null;
-  planTitle: string | null;
   scheduleId: string | null;
   currency: string;
   overdueAmount: number;
@@ -19,8 +16,16 @@ export interface OverdueAccount {
   daysOverdue: number;
 }
 
+/** An overdue account as reports show it: its figures, its customer and its plan's title. */
+export interface OverdueAccount extends OverdueFigures {
+  customerId: string | null;
+  customerName: string | null;
+  planTitle: string | null;
+}
+
 export interface OverdueBook {
-  accounts: OverdueAccount[];
+  /** Worst first: largest overdue amount, then oldest due date. */
+  accounts: OverdueFigures[];
   /** Per currency: the overdue total and its ageing buckets. */
   currencies: Map<string, { total: number; buckets: Record<AgeingBucket, number> }>;
 }
@@ -54,10 +59,11 @@ export async function overdueBook(
   at: string,
   timeZone: string,
   current: boolean,
+  withAccounts = true,
 ): Promise<OverdueBook> {
   const parts: Part[] = [];
-  for (const o of await repo.overdueCandidates(db, tenant, at)) {
-    const paid = current ? o.amount_paid : paidAt(o.allocations, at);
+  for (const o of await repo.overdueCandidates(db, tenant, at, !current)) {
+    const paid = o.allocations === undefined ? o.amount_paid : paidAt(o.allocations, at);
     if (o.amount - paid <= 0) continue;
     parts.push({
       key: o.track_id ?? `schedule:${o.schedule_id}`,
@@ -68,7 +74,7 @@ export async function overdueBook(
       dueDate: o.due_date,
     });
   }
-  const pastDue = await repo.plansPastDue(db, tenant, localDate(at, timeZone));
+  const pastDue = await repo.plansPastDue(db, tenant, localDate(at, timeZone), current);
   const balances = new Map<string, number>(
     current
       ? pastDue.map((p) => [p.id, p.balance])
@@ -93,49 +99,31 @@ export async function overdueBook(
       key: plan.id,
       trackId: plan.id,
       scheduleId: null,
-      currency: '',
+      currency: plan.currency,
       amount: rest,
       dueDate: plan.due_date,
     });
   }
-  return summarise(db, tenant, parts, at, timeZone);
+  return summarise(parts, localDate(at, timeZone), withAccounts);
 }
 
-async function summarise(
-  db: DbOrTrx,
-  tenant: TenantRef,
-  parts: Part[],
-  at: string,
-  timeZone: string,
-): Promise<OverdueBook> {
-  const trackIds = [...new Set(parts.flatMap((p) => (p.trackId ? [p.trackId] : [])))];
-  const plans = new Map(
-    (trackIds.length ? await repo.plansByIds(db, tenant, trackIds) : []).map((p) => [p.id, p]),
-  );
-  const customerIds = [...new Set([...plans.values()].map((p) => p.customer_id))];
-  const names = new Map(
-    (customerIds.length ? await repo.customersByIds(db, tenant, customerIds) : []).map((c) => [c.id, c.name]),
-  );
+function summarise(parts: Part[], today: string, withAccounts: boolean): OverdueBook {
   const currencies: OverdueBook['currencies'] = new Map();
-  const accounts = new Map<string, OverdueAccount>();
+  const accounts = new Map<string, OverdueFigures>();
   for (const part of parts) {
-    const plan = part.trackId ? plans.get(part.trackId) : undefined;
-    const currency = part.currency || plan?.currency || '';
-    const days = Math.max(1, daysOverdue(part.dueDate, at, timeZone));
-    const book = currencies.get(currency) ?? {
+    const days = Math.max(1, daysOverdue(part.dueDate, today));
+    const book = currencies.get(part.currency) ?? {
       total: 0,
       buckets: { '1-30': 0, '31-60': 0, '61-90': 0, '91+': 0 },
     };
     book.total += part.amount;
     book.buckets[ageingBucket(days)] += part.amount;
-    currencies.set(currency, book);
+    currencies.set(part.currency, book);
+    if (!withAccounts) continue;
     const account = accounts.get(part.key) ?? {
-      customerId: plan?.customer_id ?? null,
-      customerName: plan ? (names.get(plan.customer_id) ?? null) : null,
       trackId: part.trackId,
-      planTitle: plan?.title ?? null,
       scheduleId: part.scheduleId,
-      currency,
+      currency: part.currency,
       overdueAmount: 0,
       oldestDueDate: part.dueDate,
       daysOverdue: days,
@@ -147,12 +135,43 @@ async function summarise(
     }
     accounts.set(part.key, account);
   }
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const sorted = [...accounts.values()].sort(
     (a, b) =>
-      a.currency.localeCompare(b.currency) ||
+      order(a.currency, b.currency) ||
       b.overdueAmount - a.overdueAmount ||
-      a.oldestDueDate.localeCompare(b.oldestDueDate) ||
-      String(a.trackId ?? a.scheduleId).localeCompare(String(b.trackId ?? b.scheduleId)),
+      order(a.oldestDueDate, b.oldestDueDate) ||
+      order(String(a.trackId ?? a.scheduleId), String(b.trackId ?? b.scheduleId)),
   );
   return { accounts: sorted, currencies };
+}
+
+/** Accounts with their customer and plan title, for the accounts shown (a page, or an export's batch). */
+export async function describeAccounts(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  accounts: readonly OverdueFigures[],
+): Promise<OverdueAccount[]> {
+  const trackIds = [...new Set(accounts.flatMap((a) => (a.trackId ? [a.trackId] : [])))];
+  const plans = new Map(
+    (trackIds.length ? await repo.plansByIds(db, tenant, trackIds) : []).map((p) => [p.id, p]),
+  );
+  const customerIds = [...new Set([...plans.values()].map((p) => p.customer_id))];
+  const names = new Map(
+    (customerIds.length ? await repo.customersByIds(db, tenant, customerIds) : []).map((c) => [c.id, c.name]),
+  );
+  return accounts.map((account) => {
+    const plan = account.trackId ? plans.get(account.trackId) : undefined;
+    return {
+      customerId: plan?.customer_id ?? null,
+      customerName: plan ? (names.get(plan.customer_id) ?? null) : null,
+      trackId: account.trackId,
+      planTitle: plan?.title ?? null,
+      scheduleId: account.scheduleId,
+      currency: account.currency,
+      overdueAmount: account.overdueAmount,
+      oldestDueDate: account.oldestDueDate,
+      daysOverdue: account.daysOverdue,
+    };
+  });
 }

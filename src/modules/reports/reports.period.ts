@@ -1,6 +1,5 @@
-import { Temporal } from 'temporal-polyfill';
 import { fieldError } from '../../lib/app-error.js';
-import { localDate } from '../../lib/calendar.js';
+import { localDateIn } from '../../lib/calendar.js';
 import { toInstant } from '../../lib/instant.js';
 
 export type GroupBy = 'day' | 'week' | 'month';
@@ -22,19 +21,22 @@ export function periodOf(query: { from?: string; to?: string }, now: Date): Peri
   return { from, to, end: query.to ? to : new Date(now.getTime() + 1).toISOString() };
 }
 
-/** The period bucket a UTC quarter hour (`YYYY-MM-DDTHH:MM`) falls in, in a time zone: its first local day. */
-export function bucketOf(slot: string, timeZone: string, groupBy: GroupBy): string {
-  const date = Temporal.PlainDate.from(localDate(`${slot}:00Z`, timeZone));
-  if (groupBy === 'day') return date.toString();
-  if (groupBy === 'week') return date.subtract({ days: date.dayOfWeek - 1 }).toString();
-  return date.with({ day: 1 }).toString();
+/** Each quarter hour's (`YYYY-MM-DDTHH:MM`, UTC) period bucket in a time zone: the first local day of its period. */
+export function bucketsIn(timeZone: string, groupBy: GroupBy): (slot: string) => string {
+  const dayOf = localDateIn(timeZone);
+  return (slot) => {
+    const date = dayOf(`${slot}:00Z`);
+    if (groupBy === 'day') return date;
+    if (groupBy === 'month') return `${date.slice(0, 8)}01`;
+    const ms = Date.parse(`${date}T00:00:00Z`);
+    const sinceMonday = (new Date(ms).getUTCDay() + 6) % 7;
+    return new Date(ms - sinceMonday * 86_400_000).toISOString().slice(0, 10);
+  };
 }
 
-/** Whole days from a due date to the local date of `at`: 1 on the day after the due date. */
-export function daysOverdue(dueDate: string, at: string, timeZone: string): number {
-  return Temporal.PlainDate.from(dueDate).until(Temporal.PlainDate.from(localDate(at, timeZone)), {
-    largestUnit: 'days',
-  }).days;
+/** Whole days from a due date to a later calendar date (`today`, a local date): 1 on the day after the due date. */
+export function daysOverdue(dueDate: string, today: string): number {
+  return Math.round((Date.parse(`${today}T00:00:00Z`) - Date.parse(`${dueDate}T00:00:00Z`)) / 86_400_000);
 }
 
 export const AGEING_BUCKETS = ['1-30', '31-60', '61-90', '91+'] as const;

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { type DialectName, quarterHourOf } from '../../db/dialect.js';
+import { type SqlBool, sql } from 'kysely';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -31,6 +30,10 @@ async function inSlices<R>(ids: readonly string[], query: (slice: string[]) => P
   return rows;
 }
 
+/** Literal values, not parameters: SQLite uses a partial index only when a query's condition is its own. */
+const IS_OPEN = sql<SqlBool>`status in (${sql.join(OPEN_OBLIGATION.map((status) => sql.lit(status)))})`;
+const statusIs = (status: string) => sql<SqlBool>`status = ${sql.lit(status)}`;
+
 const total = (column: string) => sql<string | number>`coalesce(sum(${sql.ref(column)}), 0)`;
 
 export function countCustomers(db: DbOrTrx, tenant: TenantRef) {
@@ -51,41 +54,37 @@ export function countPlans(db: DbOrTrx, tenant: TenantRef) {
     .execute();
 }
 
-/** Ledger sums per currency and entry type over a range of `occurred_at`. */
-export function ledgerTotals(db: DbOrTrx, tenant: TenantRef, range: Range) {
-  let q = db
-    .selectFrom('ledger_entries')
-    .select(['currency', 'type', total('amount').as('amount')])
-    .where(inTenant(tenant))
-    .where('type', 'in', BALANCE_ENTRY_TYPES);
-  if (range.from) q = q.where('occurred_at', '>=', range.from);
-  if (range.to) q = q.where('occurred_at', '<', range.to);
-  return q.groupBy(['currency', 'type']).execute();
-}
-
-/** What plans (not archived) were owed at `at`: their balance entries before it, per currency. */
-export function balancesAt(db: DbOrTrx, tenant: TenantRef, at: string) {
+/** What plans archived now had been owed at `at` (their balance entries before it), per currency. */
+export function archivedBalancesAt(db: DbOrTrx, tenant: TenantRef, at: string) {
   return db
-    .selectFrom('ledger_entries')
-    .innerJoin('tracks', 'tracks.id', 'ledger_entries.track_id')
+    .selectFrom('tracks')
+    .innerJoin('ledger_entries', 'ledger_entries.track_id', 'tracks.id')
     .select(['ledger_entries.currency', total('ledger_entries.amount').as('amount')])
-    .where('ledger_entries.workspace_id', '=', tenant.workspaceId)
-    .where('ledger_entries.mode', '=', tenant.mode)
+    .where('tracks.workspace_id', '=', tenant.workspaceId)
+    .where('tracks.mode', '=', tenant.mode)
+    .where('tracks.status', '=', 'archived')
     .where('ledger_entries.type', 'in', BALANCE_ENTRY_TYPES)
     .where('ledger_entries.occurred_at', '<', at)
-    .where('tracks.status', '<>', 'archived')
     .groupBy('ledger_entries.currency')
     .execute();
 }
 
 /** The first ledger entry of a tenant: where "all time" begins. */
 export async function firstEntryAt(db: DbOrTrx, tenant: TenantRef): Promise<string | null> {
-  const row = await db
-    .selectFrom('ledger_entries')
-    .select(sql<string | null>`min(occurred_at)`.as('first'))
-    .where(inTenant(tenant))
-    .executeTakeFirst();
-  return row?.first ?? null;
+  // The first of each mark's first: each is the start of a range of the index on (tenant, mark, time).
+  let first: string | null = null;
+  for (const mark of [0, 1]) {
+    const row = await db
+      .selectFrom('ledger_entries')
+      .select('occurred_at')
+      .where(inTenant(tenant))
+      .where(sql<SqlBool>`rolled_up = ${sql.lit(mark)}`)
+      .orderBy('occurred_at')
+      .limit(1)
+      .executeTakeFirst();
+    if (row && (first === null || row.occurred_at < first)) first = row.occurred_at;
+  }
+  return first;
 }
 
 /** What open obligations due in [fromDate, toDate) still owe, per currency. */
@@ -94,68 +93,72 @@ export function owedBetween(db: DbOrTrx, tenant: TenantRef, fromDate: string, to
     .selectFrom('obligations')
     .select(['currency', sql<string | number>`coalesce(sum(amount - amount_paid), 0)`.as('amount')])
     .where(inTenant(tenant))
-    .where('status', 'in', OPEN_OBLIGATION)
+    .where(IS_OPEN)
     .where('due_date', '>=', fromDate)
     .where('due_date', '<', toDate)
     .groupBy('currency')
     .execute();
 }
 
-/** Recorded (not reversed) payments paid in a range, totalled per currency, method and UTC quarter hour. */
-export function paymentSlots(db: DbOrTrx, dialect: DialectName, tenant: TenantRef, range: Range) {
-  const slot = quarterHourOf(dialect, 'paid_at');
-  let q = db
-    .selectFrom('payments')
-    .select([
-      'currency',
-      'method',
-      slot.as('slot'),
-      total('amount').as('amount'),
-      sql<string | number>`count(*)`.as('count'),
-    ])
-    .where(inTenant(tenant))
-    .where('status', '=', 'recorded');
-  if (range.from) q = q.where('paid_at', '>=', range.from);
-  if (range.to) q = q.where('paid_at', '<', range.to);
-  return q.groupBy(['currency', 'method', slot]).execute();
-}
+const OBLIGATION_FIGURES = [
+  'id',
+  'track_id',
+  'schedule_id',
+  'due_date',
+  'amount',
+  'amount_paid',
+  'currency',
+] as const;
 
 /**
  * Obligations that were overdue at `at` or may have been: past their overdue time, and open now or paid in full
- * only after `at`.
+ * only after `at`. Their allocations (what they had been paid when) only when asked for: a report of an
+ * earlier time needs them.
  */
-export function overdueCandidates(db: DbOrTrx, tenant: TenantRef, at: string) {
-  return db
+export async function overdueCandidates(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  at: string,
+  withAllocations: boolean,
+) {
+  const columns = withAllocations ? ([...OBLIGATION_FIGURES, 'allocations'] as const) : OBLIGATION_FIGURES;
+  const open = await db
     .selectFrom('obligations')
-    .select([
-      'id',
-      'track_id',
-      'schedule_id',
-      'due_date',
-      'amount',
-      'amount_paid',
-      'currency',
-      'status',
-      'allocations',
-    ])
+    .select(columns)
     .where(inTenant(tenant))
+    .where(IS_OPEN)
     .where('overdue_at', '<=', at)
-    .where((eb) =>
-      eb.or([
-        eb('status', 'in', OPEN_OBLIGATION),
-        eb.and([eb('status', '=', 'paid'), eb('paid_at', '>', at)]),
-      ]),
-    )
     .execute();
+  const paidSince = await db
+    .selectFrom('obligations')
+    .select(columns)
+    .where(inTenant(tenant))
+    .where(statusIs('paid'))
+    .where('paid_at', '>', at)
+    .where('overdue_at', '<=', at)
+    .execute();
+  return [...open, ...paidSince] as {
+    id: string;
+    track_id: string | null;
+    schedule_id: string;
+    due_date: string;
+    amount: number;
+    amount_paid: number;
+    currency: string;
+    allocations?: string;
+  }[];
 }
 
-/** Plans (not archived) whose final due date (a calendar date) is before `today`. */
-export function plansPastDue(db: DbOrTrx, tenant: TenantRef, today: string) {
+/**
+ * Plans whose final due date (a calendar date) is before `today`: when `current`, those active now (the only ones
+ * with a balance); else every plan not archived, whatever its balance now.
+ */
+export function plansPastDue(db: DbOrTrx, tenant: TenantRef, today: string, current: boolean) {
   return db
     .selectFrom('tracks')
-    .select(['id', 'balance', 'due_date'])
+    .select(['id', 'balance', 'due_date', 'currency'])
     .where(inTenant(tenant))
-    .where('status', '<>', 'archived')
+    .where(current ? statusIs('active') : sql<SqlBool>`status <> 'archived'`)
     .where('due_date', '<', today)
     .execute();
 }

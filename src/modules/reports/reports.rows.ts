@@ -1,9 +1,13 @@
 import type { AppContext } from '../../context.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { describeAccounts } from './reports.overdue.js';
 import { periodOf } from './reports.period.js';
-import { collections, overdueAsOf, summary, timeZoneOf } from './reports.service.js';
+import { collections, overdueBookAt, summary } from './reports.service.js';
 
 type Row = Record<string, string | number | null>;
+
+/** Overdue accounts given their customer and plan title per query. */
+const ACCOUNTS_PER_BATCH = 1000;
 
 /**
  * The rows of a report's export: summary, one row per currency; collections, one row per currency and day;
@@ -29,6 +33,9 @@ export async function* reportRows(
     return;
   }
   const at = periodOf({ ...(range.to ? { to: range.to } : {}) }, tenant.clock.now()).to;
-  const book = await overdueAsOf(ctx, tenant, at, await timeZoneOf(ctx, tenant));
-  for (const account of book.accounts) yield { asOf: at, ...account };
+  const { book } = await overdueBookAt(ctx, tenant, at);
+  for (let i = 0; i < book.accounts.length; i += ACCOUNTS_PER_BATCH) {
+    const batch = await describeAccounts(ctx.db, tenant, book.accounts.slice(i, i + ACCOUNTS_PER_BATCH));
+    for (const account of batch) yield { asOf: at, ...account };
+  }
 }

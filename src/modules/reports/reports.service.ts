@@ -1,10 +1,12 @@
 import type { AppContext } from '../../context.js';
+import type { DbOrTrx } from '../../db/schema.js';
+import { inSnapshot } from '../../db/unit-of-work.js';
 import { fieldError } from '../../lib/app-error.js';
 import { addDays, localDate } from '../../lib/calendar.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
-import { type OverdueBook, overdueBook } from './reports.overdue.js';
-import { bucketOf, type GroupBy, type Period, periodOf } from './reports.period.js';
+import { describeAccounts, overdueBook } from './reports.overdue.js';
+import { bucketsIn, type GroupBy, type Period, periodOf } from './reports.period.js';
 import * as repo from './reports.repository.js';
 import type {
   Collections,
@@ -14,11 +16,12 @@ import type {
   ReportQuery,
   Summary,
 } from './reports.schemas.js';
+import { ledgerKind, ledgerTotals, paymentSlots, type SlotTally, type Tally } from './rollups.repository.js';
 
 const DAY_MS = 86_400_000;
 
-export async function timeZoneOf(ctx: AppContext, tenant: TenantRef): Promise<string> {
-  const row = await ctx.db
+export async function timeZoneOf(db: DbOrTrx, tenant: TenantRef): Promise<string> {
+  const row = await db
     .selectFrom('workspaces')
     .select('timezone')
     .where('id', '=', tenant.workspaceId)
@@ -33,49 +36,76 @@ function byCurrency(rows: readonly { currency: string; amount: string | number }
   return totals;
 }
 
-/** The overdue book as of `to`: from the stored figures when `to` is now or later, else from the history. */
-export function overdueAsOf(
-  ctx: AppContext,
-  tenant: Tenant,
-  at: string,
-  timeZone: string,
-): Promise<OverdueBook> {
-  return overdueBook(ctx.db, tenant, at, timeZone, at >= tenant.clock.now().toISOString());
+/** The overdue book at `at`; its accounts too unless only the totals are wanted. */
+function overdueAsOf(db: DbOrTrx, tenant: Tenant, at: string, timeZone: string, withAccounts = true) {
+  return overdueBook(db, tenant, at, timeZone, at >= tenant.clock.now().toISOString(), withAccounts);
+}
+
+/**
+ * The overdue book as of `at`, with the workspace's zone it is aged in: from the stored figures when `at` is now
+ * or later, else from the history.
+ */
+export function overdueBookAt(ctx: AppContext, tenant: Tenant, at: string) {
+  return inSnapshot(ctx, async (db) => {
+    const timeZone = await timeZoneOf(db, tenant);
+    return { timeZone, book: await overdueAsOf(db, tenant, at, timeZone) };
+  });
+}
+
+/** Sums tallies of the kinds given per currency. */
+function sumKinds(tallies: readonly Tally[], kinds: readonly string[]): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const t of tallies)
+    if (kinds.includes(t.kind)) totals.set(t.currency, (totals.get(t.currency) ?? 0) + t.amount);
+  return totals;
+}
+
+const minus = (a: Map<string, number>, b: Map<string, number>) =>
+  new Map([...new Set([...a.keys(), ...b.keys()])].map((k) => [k, (a.get(k) ?? 0) - (b.get(k) ?? 0)]));
+
+const BILLED = ['plan.charged', 'plan.adjusted'];
+const PAID = ['payment.recorded', 'payment.reversed'];
+const COLLECTED = [...PAID, ...PAID.map((type) => ledgerKind(type, null))];
+
+/** What plans not archived now were owed at `at`: every plan's balance entries before it, less the archived ones'. */
+async function outstandingAt(db: DbOrTrx, tenant: TenantRef, movedBefore: readonly Tally[], at: string) {
+  return minus(
+    sumKinds(movedBefore, repo.BALANCE_ENTRY_TYPES),
+    byCurrency(await repo.archivedBalancesAt(db, tenant, at)),
+  );
 }
 
 const ratio = (numerator: number, denominator: number, digits: number) =>
   denominator <= 0 ? null : Math.round((numerator / denominator) * 10 ** digits) / 10 ** digits;
 
 /** `GET /reports/summary`. */
-export async function summary(ctx: AppContext, tenant: Tenant, query: ReportQuery): Promise<Summary> {
+export function summary(ctx: AppContext, tenant: Tenant, query: ReportQuery): Promise<Summary> {
   const period = periodOf(query, tenant.clock.now());
-  const timeZone = await timeZoneOf(ctx, tenant);
-  const customers = await repo.countCustomers(ctx.db, tenant);
-  const plans = await repo.countPlans(ctx.db, tenant);
+  return inSnapshot(ctx, (db) => summaryIn(db, tenant, period));
+}
+
+async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<Summary> {
+  const timeZone = await timeZoneOf(db, tenant);
+  const customers = await repo.countCustomers(db, tenant);
+  const plans = await repo.countPlans(db, tenant);
   const count = (rows: readonly { status: string; count: string | number }[], status?: string) =>
     rows.reduce(
       (sum, r) => sum + (status === undefined || r.status === status ? toSafeInteger(r.count) : 0),
       0,
     );
 
-  const moved = await repo.ledgerTotals(ctx.db, tenant, {
-    ...(period.from ? { from: period.from } : {}),
-    to: period.end,
-  });
-  const billed = byCurrency(moved.filter((r) => r.type === 'plan.charged' || r.type === 'plan.adjusted'));
-  const collected = new Map(
-    [...byCurrency(moved.filter((r) => r.type === 'payment.recorded' || r.type === 'payment.reversed'))].map(
-      ([currency, amount]) => [currency, -amount],
-    ),
-  );
-  const outstandingAtEnd = byCurrency(await repo.balancesAt(ctx.db, tenant, period.end));
+  const movedBeforeEnd = await ledgerTotals(db, tenant, null, period.end);
+  const movedBeforeStart = period.from ? await ledgerTotals(db, tenant, null, period.from) : [];
+  const billed = minus(sumKinds(movedBeforeEnd, BILLED), sumKinds(movedBeforeStart, BILLED));
+  const collected = minus(sumKinds(movedBeforeStart, COLLECTED), sumKinds(movedBeforeEnd, COLLECTED));
+  const outstandingAtEnd = await outstandingAt(db, tenant, movedBeforeEnd, period.end);
   const outstandingAtStart = period.from
-    ? byCurrency(await repo.balancesAt(ctx.db, tenant, period.from))
-    : new Map();
-  const overdue = await overdueAsOf(ctx, tenant, period.end, timeZone);
+    ? await outstandingAt(db, tenant, movedBeforeStart, period.from)
+    : new Map<string, number>();
+  const overdue = await overdueAsOf(db, tenant, period.end, timeZone, false);
   const today = localDate(period.to, timeZone);
-  const expected = byCurrency(await repo.owedBetween(ctx.db, tenant, today, addDays(today, 30)));
-  const start = period.from ?? (await repo.firstEntryAt(ctx.db, tenant)) ?? period.to;
+  const expected = byCurrency(await repo.owedBetween(db, tenant, today, addDays(today, 30)));
+  const start = period.from ?? (await repo.firstEntryAt(db, tenant)) ?? period.to;
   const days = Math.max(1, Math.ceil((Date.parse(period.to) - Date.parse(start)) / DAY_MS));
 
   const currencies = [
@@ -116,56 +146,72 @@ export async function summary(ctx: AppContext, tenant: Tenant, query: ReportQuer
 }
 
 /** `GET /reports/collections`. */
-export async function collections(
-  ctx: AppContext,
-  tenant: Tenant,
-  query: CollectionsQuery,
-): Promise<Collections> {
+export function collections(ctx: AppContext, tenant: Tenant, query: CollectionsQuery): Promise<Collections> {
   const period = periodOf(query, tenant.clock.now());
   const groupBy: GroupBy = query.groupBy ?? 'day';
-  const timeZone = await timeZoneOf(ctx, tenant);
-  const slots = await repo.paymentSlots(ctx.db, ctx.dialect, tenant, {
-    ...(period.from ? { from: period.from } : {}),
-    to: period.end,
-  });
-  type Tally = { total: number; count: number };
-  const add = (map: Map<string, Tally>, key: string, amount: number, n: number) => {
+  return inSnapshot(ctx, async (db) =>
+    collectionsOf(
+      period,
+      groupBy,
+      await timeZoneOf(db, tenant),
+      await paymentSlots(db, ctx.dialect, tenant, period.from, period.end),
+    ),
+  );
+}
+
+function collectionsOf(
+  period: Period,
+  groupBy: GroupBy,
+  timeZone: string,
+  slots: readonly SlotTally[],
+): Collections {
+  type Sum = { total: number; count: number };
+  const add = (map: Map<string, Sum>, key: string, amount: number, n: number) => {
     const tally = map.get(key) ?? { total: 0, count: 0 };
     tally.total += amount;
     tally.count += n;
     map.set(key, tally);
   };
-  const books = new Map<string, { all: Tally; methods: Map<string, Tally>; periods: Map<string, Tally> }>();
+  const books = new Map<string, { all: Sum; methods: Map<string, Sum>; periods: Map<string, Sum> }>();
+  const bucket = new Map<string, string>();
+  const bucketOf = bucketsIn(timeZone, groupBy);
   for (const slot of slots) {
-    const amount = toSafeInteger(slot.amount);
-    const n = toSafeInteger(slot.count);
     const book = books.get(slot.currency) ?? {
       all: { total: 0, count: 0 },
       methods: new Map(),
       periods: new Map(),
     };
-    book.all.total += amount;
-    book.all.count += n;
-    add(book.methods, slot.method, amount, n);
-    add(book.periods, bucketOf(slot.slot, timeZone, groupBy), amount, n);
+    book.all.total += slot.amount;
+    book.all.count += slot.count;
+    add(book.methods, slot.kind, slot.amount, slot.count);
+    let periodKey = bucket.get(slot.slot);
+    if (periodKey === undefined) {
+      periodKey = bucketOf(slot.slot);
+      bucket.set(slot.slot, periodKey);
+    }
+    add(book.periods, periodKey, slot.amount, slot.count);
     books.set(slot.currency, book);
   }
+  // Folded payments reversed since net to nothing: what has no payment left is not shown.
+  const counted = <K>(entries: Iterable<[K, Sum]>) => [...entries].filter(([, sum]) => sum.count !== 0);
   return {
     from: period.from,
     to: period.to,
     timezone: timeZone,
     groupBy,
-    currencies: [...books.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([currency, book]) => ({
+    currencies: counted(
+      [...books.entries()].map(([currency, book]) => [{ currency, book }, book.all] as const),
+    )
+      .sort(([a], [b]) => a.currency.localeCompare(b.currency))
+      .map(([{ currency, book }]) => ({
         currency,
         ...book.all,
-        byMethod: [...book.methods.entries()]
+        byMethod: counted(book.methods.entries())
           .sort(([a], [b]) => a.localeCompare(b))
-          .map(([method, tally]) => ({ method, ...tally })),
-        periods: [...book.periods.entries()]
+          .map(([method, sum]) => ({ method, ...sum })),
+        periods: counted(book.periods.entries())
           .sort(([a], [b]) => a.localeCompare(b))
-          .map(([p, tally]) => ({ period: p, ...tally })),
+          .map(([p, sum]) => ({ period: p, ...sum })),
       })),
   };
 }
@@ -190,12 +236,11 @@ export async function overdue(ctx: AppContext, tenant: Tenant, query: OverdueQue
   const period: Period = periodOf({ ...(query.to ? { to: query.to } : {}) }, tenant.clock.now());
   const offset = offsetOf(query.cursor);
   const limit = query.limit ?? 20;
-  const timeZone = await timeZoneOf(ctx, tenant);
-  const book = await overdueAsOf(ctx, tenant, period.to, timeZone);
+  const { timeZone, book } = await overdueBookAt(ctx, tenant, period.to);
   const accounts = query.currency
     ? book.accounts.filter((a) => a.currency === query.currency)
     : book.accounts;
-  const page = accounts.slice(offset, offset + limit);
+  const page = await describeAccounts(ctx.db, tenant, accounts.slice(offset, offset + limit));
   const more = offset + limit < accounts.length;
   return {
     asOf: period.to,

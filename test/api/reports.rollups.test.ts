@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
+import { ManualClock } from '../../src/lib/clock.js';
+import { rollupSweep } from '../../src/modules/reports/rollups.sweep.js';
+import type { Client } from '../helpers/api.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { newCustomer, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
+
+const NOW = '2028-06-30T12:07:30.000Z';
+
+let t: TestApp;
+before(async () => {
+  t = await buildTestApp({ clock: new ManualClock(new Date(NOW)) });
+});
+after(() => t.close());
+
+/** What the worker's `reports.rollup` sweep does for one workspace. */
+const fold = (workspaceId: string) =>
+  rollupSweep.run(t.ctx, { mode: 'test', now: t.clock.now(), workspaceId });
+
+async function report(api: Client, path: string) {
+  const res = await api.get(path);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.data;
+}
+
+/** Periods whose edges fall inside quarter hours, on them, and within one quarter hour. */
+const PATHS = [
+  '/reports/summary',
+  '/reports/summary?from=2028-02-10T22:59:30Z&to=2028-03-10T12:07:00Z',
+  '/reports/summary?from=2028-02-10T23:00:00Z&to=2028-02-10T23:15:00Z',
+  '/reports/summary?from=2028-01-10T12:00:00Z',
+  '/reports/collections',
+  '/reports/collections?groupBy=month',
+  '/reports/collections?from=2028-02-10T22:59:30Z&to=2028-02-10T23:10:00Z',
+  '/reports/collections?from=2028-02-10T23:00:00Z&to=2028-03-10T12:00:00.001Z&groupBy=week',
+  '/reports/overdue',
+];
+
+const snapshot = async (api: Client) => Promise.all(PATHS.map((path) => report(api, path)));
+
+describe('report rollup', () => {
+  test('reports give the same figures before and after the rollup folds the rows in, and after a folded payment is reversed', async () => {
+    const { api, workspaceId } = await newWorkspace(t, { timezone: 'Africa/Lagos' });
+    const ada = await newCustomer(api, { name: 'Ada' });
+    const naira = await newTrack(api, { customerId: ada.id, amount: 1_000_000 });
+    const dollars = await newTrack(api, { customerId: ada.id, amount: 500_000, currency: 'USD' });
+    const paidAt = [
+      '2028-02-10T22:59:00Z',
+      '2028-02-10T22:59:59.999Z',
+      '2028-02-10T23:00:00Z',
+      '2028-02-10T23:14:59Z',
+      '2028-02-29T23:30:00Z',
+      '2028-03-10T12:00:00Z',
+      NOW,
+    ];
+    const payments = [];
+    for (const [i, at] of paidAt.entries()) {
+      payments.push(
+        await newPayment(api, naira.id, {
+          amount: 100 * (i + 1),
+          paidAt: at,
+          method: i % 2 ? 'card' : 'cash',
+        }),
+      );
+      await newPayment(api, dollars.id, { amount: 10 * (i + 1), paidAt: at });
+    }
+    const [undone] = payments;
+    assert.equal((await api.post(`/payments/${undone?.id}/reverse`, {})).status, 200);
+
+    const unfolded = await snapshot(api);
+    const all = unfolded[0].currencies.find((c: { currency: string }) => c.currency === 'NGN');
+    assert.equal(all.collected, 2_700, 'every payment but the reversed one');
+    assert.ok((await fold(workspaceId)) > 0, 'the sweep folded rows in');
+    assert.deepEqual(await snapshot(api), unfolded, 'the rollup gives what the rows give');
+    assert.equal(await fold(workspaceId), 0, 'nothing is folded twice');
+
+    const folded = payments[3];
+    assert.equal((await api.post(`/payments/${folded?.id}/reverse`, {})).status, 200);
+    const afterReversal = await snapshot(api);
+    const week = afterReversal[7].currencies.find((c: { currency: string }) => c.currency === 'NGN');
+    assert.equal(
+      week.total,
+      300 + 500 + 600,
+      'the reversed payment is out of its period before it is folded again',
+    );
+    assert.notDeepEqual(afterReversal, unfolded);
+    await fold(workspaceId);
+    assert.deepEqual(await snapshot(api), afterReversal, 'and after');
+  });
+
+  test('exact under concurrent payments, reversals and folds: every report read sees each payment once', async () => {
+    const { api, workspaceId } = await newWorkspace(t, { timezone: 'Africa/Lagos' });
+    const plan = await newTrack(api, { amount: 100_000_000 });
+    const made: { id: string; amount: number }[] = [];
+    const reversed = new Set<string>();
+    let writing = true;
+    const reads: Promise<void>[] = [];
+    const checkOne = async () => {
+      const data = await report(api, '/reports/summary');
+      const ngn = data.currencies[0];
+      assert.equal(
+        ngn.billed - ngn.collected,
+        ngn.outstanding,
+        'one snapshot: billed less collected is owed',
+      );
+      const collections = await report(api, '/reports/collections?groupBy=month');
+      const total = collections.currencies[0]?.total ?? 0;
+      assert.equal(
+        collections.currencies[0]?.periods.reduce((sum: number, p: { total: number }) => sum + p.total, 0) ??
+          0,
+        total,
+      );
+    };
+    // Each loop lets the others' I/O in between: on SQLite a query resolves without leaving the microtask queue.
+    const reader = async () => {
+      while (writing) {
+        await checkOne();
+        await setImmediate();
+      }
+    };
+    const folder = async () => {
+      while (writing) {
+        await fold(workspaceId);
+        await setImmediate();
+      }
+    };
+    reads.push(reader(), reader(), folder());
+    const writer = async (n: number) => {
+      for (let i = 0; i < 15; i++) {
+        const amount = 1 + ((n * 7919 + i * 104_729) % 9_000);
+        const paidAt = new Date(
+          Date.parse('2028-06-01T00:00:00Z') + (n * 15 + i) * 11 * 60_000,
+        ).toISOString();
+        const payment = await newPayment(api, plan.id, { amount, paidAt, method: i % 3 ? 'cash' : 'card' });
+        made.push({ id: payment.id, amount });
+        if (i % 4 === 3) {
+          const earlier = made[Math.floor(made.length / 2)];
+          if (earlier && !reversed.has(earlier.id)) {
+            reversed.add(earlier.id);
+            const res = await api.post(`/payments/${earlier.id}/reverse`, {});
+            assert.equal(res.status, 200, JSON.stringify(res.body));
+          }
+        }
+      }
+    };
+    try {
+      await Promise.all([0, 1, 2, 3].map(writer));
+    } finally {
+      writing = false;
+      await Promise.allSettled(reads);
+    }
+    await Promise.all(reads);
+
+    const kept = made.filter((p) => !reversed.has(p.id));
+    const expected = kept.reduce((sum, p) => sum + p.amount, 0);
+    for (const foldFirst of [false, true]) {
+      if (foldFirst) await fold(workspaceId);
+      const ngn = (await report(api, '/reports/summary')).currencies[0];
+      assert.equal(ngn.collected, expected);
+      assert.equal(ngn.outstanding, 100_000_000 - expected);
+      const collections = (await report(api, '/reports/collections')).currencies[0];
+      assert.equal(collections.total, expected);
+      assert.equal(collections.count, kept.length);
+    }
+  });
+});
