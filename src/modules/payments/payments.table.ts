@@ -5,6 +5,7 @@ export type PaymentStatus = 'recorded' | 'reversed';
 /** Where a payment came from: recorded through the API, or reported by a payment provider. */
 export type PaymentSource = 'api' | 'provider';
 
+/** The table also has `rolled_status` ('' or the status the reports' rollup last counted), which only the rollup uses. */
 export interface PaymentsTable {
   id: string;
   workspace_id: string;
