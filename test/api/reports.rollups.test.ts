@@ -68,16 +68,30 @@ describe('report rollup', () => {
     }
     const [undone] = payments;
     assert.equal((await api.post(`/payments/${undone?.id}/reverse`, {})).status, 200);
+    const generator = await newTrack(api, { customerId: ada.id, amount: 90_000, title: 'Generator' });
+    const schedule = await api.post('/collection-schedules', {
+      target_type: 'payment_plan',
+      target_id: generator.id,
+      frequency: 'monthly',
+      fixed_amount: 30_000,
+      start_date: '2028-07-05T09:00:00Z',
+      end_date: '2028-09-05T09:00:00Z',
+    });
+    assert.equal(schedule.status, 201, JSON.stringify(schedule.body));
+    await newPayment(api, generator.id, { amount: 10_000 });
 
     const unfolded = await snapshot(api);
+    const nairaNow = () => unfolded[0].currencies.find((c: { currency: string }) => c.currency === 'NGN');
+    assert.equal(nairaNow().expectedNext30Days, 20_000, 'what the obligation due on 5 Jul still owes');
     const all = unfolded[0].currencies.find((c: { currency: string }) => c.currency === 'NGN');
-    assert.equal(all.collected, 2_700, 'every payment but the reversed one');
+    assert.equal(all.collected, 2_700 + 10_000, 'every payment but the reversed one');
     assert.ok((await fold(workspaceId)) > 0, 'the sweep folded rows in');
     assert.deepEqual(await snapshot(api), unfolded, 'the rollup gives what the rows give');
     assert.equal(await fold(workspaceId), 0, 'nothing is folded twice');
 
     const folded = payments[3];
     assert.equal((await api.post(`/payments/${folded?.id}/reverse`, {})).status, 200);
+    await newPayment(api, generator.id, { amount: 5_000 });
     const afterReversal = await snapshot(api);
     const week = afterReversal[7].currencies.find((c: { currency: string }) => c.currency === 'NGN');
     assert.equal(
@@ -86,6 +100,12 @@ describe('report rollup', () => {
       'the reversed payment is out of its period before it is folded again',
     );
     assert.notDeepEqual(afterReversal, unfolded);
+    const summaryNow = afterReversal[0].currencies.find((c: { currency: string }) => c.currency === 'NGN');
+    assert.equal(
+      summaryNow.expectedNext30Days,
+      15_000,
+      'a payment into a folded obligation counts before the next fold',
+    );
     await fold(workspaceId);
     assert.deepEqual(await snapshot(api), afterReversal, 'and after');
   });

@@ -30,6 +30,7 @@ export interface OverdueBook {
   currencies: Map<string, { total: number; buckets: Record<AgeingBucket, number> }>;
 }
 
+/** Money overdue in one account (plan, or schedule without one) since `dueDate` (its oldest due date). */
 interface Part {
   key: string;
   trackId: string | null;
@@ -39,6 +40,15 @@ interface Part {
   dueDate: string;
 }
 
+/** Money overdue in one currency since one due date: what the ageing buckets add up. */
+interface Aged {
+  currency: string;
+  amount: number;
+  dueDate: string;
+}
+
+const accountKey = (trackId: string | null, scheduleId: string) => trackId ?? `schedule:${scheduleId}`;
+
 /** What an obligation had been paid at `at`, from its allocations (each kept with when it was made and undone). */
 function paidAt(allocations: string, at: string): number {
   return (JSON.parse(allocations) as ObligationAllocation[]).reduce(
@@ -47,11 +57,52 @@ function paidAt(allocations: string, at: string): number {
   );
 }
 
+/** Now: the stored figures, added up by the database per account and per due date. */
+async function currentParts(db: DbOrTrx, tenant: TenantRef, at: string, withAccounts: boolean) {
+  const accounts: Part[] = [];
+  if (withAccounts) {
+    for (const row of await repo.overdueByAccount(db, tenant, at)) {
+      const amount = toSafeInteger(row.owed);
+      if (amount <= 0) continue;
+      accounts.push({
+        key: accountKey(row.track_id, row.schedule_id),
+        trackId: row.track_id,
+        scheduleId: row.track_id ? null : row.schedule_id,
+        currency: row.currency,
+        amount,
+        dueDate: row.oldest,
+      });
+    }
+  }
+  const aged = (await repo.overdueByDueDate(db, tenant, at))
+    .map((row) => ({ currency: row.currency, amount: toSafeInteger(row.owed), dueDate: row.due_date }))
+    .filter((row) => row.amount > 0);
+  return { accounts, aged };
+}
+
+/** At an earlier time: each obligation as it was then, from its allocations. */
+async function earlierParts(db: DbOrTrx, tenant: TenantRef, at: string) {
+  const parts: Part[] = [];
+  for (const o of await repo.overdueCandidates(db, tenant, at)) {
+    const owed = o.amount - paidAt(o.allocations, at);
+    if (owed <= 0) continue;
+    parts.push({
+      key: accountKey(o.track_id, o.schedule_id),
+      trackId: o.track_id,
+      scheduleId: o.track_id ? null : o.schedule_id,
+      currency: o.currency,
+      amount: owed,
+      dueDate: o.due_date,
+    });
+  }
+  return { accounts: parts, aged: [...parts] as Aged[] };
+}
+
 /**
- * The overdue book at `at`: each obligation past due and not fully paid at that time is an overdue part, aged
- * by its due date; a plan whose final due date had passed owes its whole balance of that time, the part beyond
- * its overdue obligations aged by the plan's due date. Accounts are worst first: largest overdue amount, then
- * oldest due date. `current` says `at` is now, so the stored figures are the figures of that time.
+ * The overdue book at `at`: each obligation past due and not fully paid at that time is overdue for what it
+ * still owes, aged by its due date; a plan whose final due date had passed owes its whole balance of that time,
+ * the part beyond its overdue obligations aged by the plan's due date. Accounts are worst first: largest overdue
+ * amount, then oldest due date. `current` says `at` is now, so the stored figures are the figures of that time.
  */
 export async function overdueBook(
   db: DbOrTrx,
@@ -61,65 +112,61 @@ export async function overdueBook(
   current: boolean,
   withAccounts = true,
 ): Promise<OverdueBook> {
-  const parts: Part[] = [];
-  for (const o of await repo.overdueCandidates(db, tenant, at, !current)) {
-    const paid = o.allocations === undefined ? o.amount_paid : paidAt(o.allocations, at);
-    if (o.amount - paid <= 0) continue;
-    parts.push({
-      key: o.track_id ?? `schedule:${o.schedule_id}`,
-      trackId: o.track_id,
-      scheduleId: o.track_id ? null : o.schedule_id,
-      currency: o.currency,
-      amount: o.amount - paid,
-      dueDate: o.due_date,
-    });
+  const today = localDate(at, timeZone);
+  const { accounts, aged } = current
+    ? await currentParts(db, tenant, at, withAccounts)
+    : await earlierParts(db, tenant, at);
+  const pastDue = (await repo.plansPastDue(db, tenant, today, current)).filter((p) => p.due_date !== null);
+  if (pastDue.length > 0) {
+    const ids = pastDue.map((p) => p.id);
+    const balances = new Map<string, number>(
+      current
+        ? pastDue.map((p) => [p.id, p.balance])
+        : (await repo.planBalancesAt(db, tenant, ids, at)).map((b) => [
+            b.track_id as string,
+            toSafeInteger(b.amount),
+          ]),
+    );
+    const owedByObligations = new Map<string, number>();
+    if (current) {
+      for (const row of await repo.overdueOfPlans(db, tenant, ids, at))
+        owedByObligations.set(row.track_id as string, toSafeInteger(row.owed));
+    } else {
+      for (const part of accounts)
+        owedByObligations.set(part.key, (owedByObligations.get(part.key) ?? 0) + part.amount);
+    }
+    for (const plan of pastDue) {
+      const rest = (balances.get(plan.id) ?? 0) - Math.max(0, owedByObligations.get(plan.id) ?? 0);
+      if (rest <= 0) continue;
+      const part = {
+        key: plan.id,
+        trackId: plan.id,
+        scheduleId: null,
+        currency: plan.currency,
+        amount: rest,
+        dueDate: plan.due_date as string,
+      };
+      accounts.push(part);
+      aged.push(part);
+    }
   }
-  const pastDue = await repo.plansPastDue(db, tenant, localDate(at, timeZone), current);
-  const balances = new Map<string, number>(
-    current
-      ? pastDue.map((p) => [p.id, p.balance])
-      : pastDue.length === 0
-        ? []
-        : (
-            await repo.planBalancesAt(
-              db,
-              tenant,
-              pastDue.map((p) => p.id),
-              at,
-            )
-          ).map((b) => [b.track_id as string, toSafeInteger(b.amount)]),
-  );
-  const owedByObligations = new Map<string, number>();
-  for (const part of parts)
-    owedByObligations.set(part.key, (owedByObligations.get(part.key) ?? 0) + part.amount);
-  for (const plan of pastDue) {
-    const rest = (balances.get(plan.id) ?? 0) - (owedByObligations.get(plan.id) ?? 0);
-    if (rest <= 0 || plan.due_date === null) continue;
-    parts.push({
-      key: plan.id,
-      trackId: plan.id,
-      scheduleId: null,
-      currency: plan.currency,
-      amount: rest,
-      dueDate: plan.due_date,
-    });
-  }
-  return summarise(parts, localDate(at, timeZone), withAccounts);
+  return summarise(withAccounts ? accounts : [], aged, today);
 }
 
-function summarise(parts: Part[], today: string, withAccounts: boolean): OverdueBook {
+function summarise(parts: readonly Part[], aged: readonly Aged[], today: string): OverdueBook {
   const currencies: OverdueBook['currencies'] = new Map();
-  const accounts = new Map<string, OverdueFigures>();
-  for (const part of parts) {
-    const days = Math.max(1, daysOverdue(part.dueDate, today));
+  for (const part of aged) {
     const book = currencies.get(part.currency) ?? {
       total: 0,
       buckets: { '1-30': 0, '31-60': 0, '61-90': 0, '91+': 0 },
     };
     book.total += part.amount;
-    book.buckets[ageingBucket(days)] += part.amount;
+    book.buckets[ageingBucket(Math.max(1, daysOverdue(part.dueDate, today)))] += part.amount;
     currencies.set(part.currency, book);
-    if (!withAccounts) continue;
+  }
+  const accounts = new Map<string, OverdueFigures>();
+  for (const part of parts) {
+    const days = Math.max(1, daysOverdue(part.dueDate, today));
     const account = accounts.get(part.key) ?? {
       trackId: part.trackId,
       scheduleId: part.scheduleId,

@@ -87,41 +87,12 @@ export async function firstEntryAt(db: DbOrTrx, tenant: TenantRef): Promise<stri
   return first;
 }
 
-/** What open obligations due in [fromDate, toDate) still owe, per currency. */
-export function owedBetween(db: DbOrTrx, tenant: TenantRef, fromDate: string, toDate: string) {
-  return db
-    .selectFrom('obligations')
-    .select(['currency', sql<string | number>`coalesce(sum(amount - amount_paid), 0)`.as('amount')])
-    .where(inTenant(tenant))
-    .where(IS_OPEN)
-    .where('due_date', '>=', fromDate)
-    .where('due_date', '<', toDate)
-    .groupBy('currency')
-    .execute();
-}
-
-const OBLIGATION_FIGURES = [
-  'id',
-  'track_id',
-  'schedule_id',
-  'due_date',
-  'amount',
-  'amount_paid',
-  'currency',
-] as const;
-
 /**
- * Obligations that were overdue at `at` or may have been: past their overdue time, and open now or paid in full
- * only after `at`. Their allocations (what they had been paid when) only when asked for: a report of an
- * earlier time needs them.
+ * For a report of an earlier time: obligations that were overdue at `at` or may have been (past their overdue
+ * time, and open now or paid in full only after `at`), with their allocations (what they had been paid when).
  */
-export async function overdueCandidates(
-  db: DbOrTrx,
-  tenant: TenantRef,
-  at: string,
-  withAllocations: boolean,
-) {
-  const columns = withAllocations ? ([...OBLIGATION_FIGURES, 'allocations'] as const) : OBLIGATION_FIGURES;
+export async function overdueCandidates(db: DbOrTrx, tenant: TenantRef, at: string) {
+  const columns = ['id', 'track_id', 'schedule_id', 'due_date', 'amount', 'currency', 'allocations'] as const;
   const open = await db
     .selectFrom('obligations')
     .select(columns)
@@ -137,16 +108,52 @@ export async function overdueCandidates(
     .where('paid_at', '>', at)
     .where('overdue_at', '<=', at)
     .execute();
-  return [...open, ...paidSince] as {
-    id: string;
-    track_id: string | null;
-    schedule_id: string;
-    due_date: string;
-    amount: number;
-    amount_paid: number;
-    currency: string;
-    allocations?: string;
-  }[];
+  return [...open, ...paidSince];
+}
+
+/** Now: what open obligations past their overdue time owe, per account (plan, or schedule without one) and currency. */
+export function overdueByAccount(db: DbOrTrx, tenant: TenantRef, at: string) {
+  return db
+    .selectFrom('obligations')
+    .select([
+      'track_id',
+      'schedule_id',
+      'currency',
+      sql<string | number>`sum(amount - amount_paid)`.as('owed'),
+      sql<string>`min(due_date)`.as('oldest'),
+    ])
+    .where(inTenant(tenant))
+    .where(IS_OPEN)
+    .where('overdue_at', '<=', at)
+    .groupBy(['track_id', 'schedule_id', 'currency'])
+    .execute();
+}
+
+/** Now: what open obligations past their overdue time owe, per currency and due date. */
+export function overdueByDueDate(db: DbOrTrx, tenant: TenantRef, at: string) {
+  return db
+    .selectFrom('obligations')
+    .select(['currency', 'due_date', sql<string | number>`sum(amount - amount_paid)`.as('owed')])
+    .where(inTenant(tenant))
+    .where(IS_OPEN)
+    .where('overdue_at', '<=', at)
+    .groupBy(['currency', 'due_date'])
+    .execute();
+}
+
+/** Now: what the open obligations past their overdue time of the plans named owe, per plan. */
+export function overdueOfPlans(db: DbOrTrx, tenant: TenantRef, trackIds: readonly string[], at: string) {
+  return inSlices(trackIds, (slice) =>
+    db
+      .selectFrom('obligations')
+      .select(['track_id', sql<string | number>`sum(amount - amount_paid)`.as('owed')])
+      .where(inTenant(tenant))
+      .where('track_id', 'in', slice)
+      .where(IS_OPEN)
+      .where('overdue_at', '<=', at)
+      .groupBy('track_id')
+      .execute(),
+  );
 }
 
 /**

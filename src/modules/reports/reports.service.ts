@@ -16,7 +16,14 @@ import type {
   ReportQuery,
   Summary,
 } from './reports.schemas.js';
-import { ledgerKind, ledgerTotals, paymentSlots, type SlotTally, type Tally } from './rollups.repository.js';
+import {
+  ledgerKind,
+  ledgerTotals,
+  owedBetween,
+  paymentSlots,
+  type SlotTally,
+  type Tally,
+} from './rollups.repository.js';
 
 const DAY_MS = 86_400_000;
 
@@ -104,7 +111,7 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
     : new Map<string, number>();
   const overdue = await overdueAsOf(db, tenant, period.end, timeZone, false);
   const today = localDate(period.to, timeZone);
-  const expected = byCurrency(await repo.owedBetween(db, tenant, today, addDays(today, 30)));
+  const expected = byCurrency(await owedBetween(db, tenant, today, addDays(today, 30)));
   const start = period.from ?? (await repo.firstEntryAt(db, tenant)) ?? period.to;
   const days = Math.max(1, Math.ceil((Date.parse(period.to) - Date.parse(start)) / DAY_MS));
 

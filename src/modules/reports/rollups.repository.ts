@@ -175,6 +175,34 @@ export async function paymentSlots(
   return rows.map((r) => ({ slot: r.slot, ...tallies([r])[0] }) as SlotTally);
 }
 
+/** What an obligation owes now: what is left of it while open, else 0. The figure the obligations' rollup keeps. */
+const OWED_NOW = sql<number>`case when status in ('pending', 'partially_paid', 'overdue') then amount - amount_paid else 0 end`;
+/** As in the index of obligations not folded yet, so that SQLite uses it. */
+const OBLIGATION_UNROLLED = sql<SqlBool>`rolled_owed <> ${OWED_NOW}`;
+
+/** What open obligations due in [fromDate, toDate) (calendar dates) still owe, per currency. */
+export async function owedBetween(db: DbOrTrx, tenant: TenantRef, fromDate: string, toDate: string) {
+  const folded = await db
+    .selectFrom('report_rollups')
+    .select(['currency', sql<string | number>`sum(amount)`.as('amount')])
+    .where(inTenant(tenant))
+    .where('source', '=', 'obligations')
+    .where('slot', '>=', fromDate)
+    .where('slot', '<', toDate)
+    .groupBy('currency')
+    .execute();
+  const unfolded = await db
+    .selectFrom('obligations')
+    .select(['currency', sql<string | number>`sum(${OWED_NOW} - rolled_owed)`.as('amount')])
+    .where(inTenant(tenant))
+    .where(OBLIGATION_UNROLLED)
+    .where('due_date', '>=', fromDate)
+    .where('due_date', '<', toDate)
+    .groupBy('currency')
+    .execute();
+  return [...folded, ...unfolded];
+}
+
 /** The rows one fold takes at most: its ids fit in one statement on both databases. */
 export const FOLD_BATCH = 5000;
 
@@ -296,6 +324,54 @@ export async function foldPayments(trx: Trx, dialect: DialectName, group: Tenant
     );
   }
   if (marked !== rows.length) throw new Error(`payments changed while folded: ${marked} of ${rows.length}`);
+  await addToRollup(trx, rollup);
+  return rows.length;
+}
+
+/** Folds up to `limit` obligations whose owed amount changed since they were last folded; returns how many. */
+export async function foldObligations(trx: Trx, dialect: DialectName, group: TenantGroup, limit: number) {
+  const rows = await forUpdateSkipLocked(
+    dialect,
+    trx
+      .selectFrom('obligations')
+      .select([
+        'id',
+        'workspace_id',
+        'mode',
+        'currency',
+        'due_date',
+        OWED_NOW.as('owed'),
+        sql<number>`rolled_owed`.as('rolled_owed'),
+      ])
+      .where(inTenantGroup(group))
+      .where(OBLIGATION_UNROLLED)
+      .limit(limit),
+  ).execute();
+  if (rows.length === 0) return 0;
+  const rollup = new Map<string, RollupRow>();
+  for (const row of rows) {
+    addTo(rollup, {
+      workspace_id: row.workspace_id,
+      mode: row.mode,
+      source: 'obligations',
+      slot: row.due_date,
+      currency: row.currency,
+      kind: '',
+      amount: toSafeInteger(row.owed) - toSafeInteger(row.rolled_owed),
+      count: 0,
+    });
+  }
+  const owed = sql.join(
+    rows.map((r) => sql`when ${r.id} then cast(${toSafeInteger(r.owed)} as bigint)`),
+    sql` `,
+  );
+  const marked = changed(
+    await sql`update obligations set rolled_owed = case id ${owed} end where id in (${sql.join(rows.map((r) => r.id))})`.execute(
+      trx,
+    ),
+  );
+  if (marked !== rows.length)
+    throw new Error(`obligations changed while folded: ${marked} of ${rows.length}`);
   await addToRollup(trx, rollup);
   return rows.length;
 }

@@ -1,7 +1,10 @@
 import type { Mode } from '../../lib/tenant.js';
 
-/** Where a rollup's totals come from: ledger entries (by entry type) or recorded payments (by method). */
-export type RollupSource = 'ledger' | 'payments';
+/**
+ * Where a rollup's totals come from: ledger entries (by entry type), recorded payments (by method), or what open
+ * obligations still owe (by due date: their slot is the date, their kind '').
+ */
+export type RollupSource = 'ledger' | 'payments' | 'obligations';
 
 /**
  * Maintained report totals: per tenant, source, UTC quarter hour (`slot`), currency and kind, the sum and count
