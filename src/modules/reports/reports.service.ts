@@ -16,14 +16,8 @@ import type {
   ReportQuery,
   Summary,
 } from './reports.schemas.js';
-import {
-  ledgerKind,
-  ledgerTotals,
-  owedBetween,
-  paymentSlots,
-  type SlotTally,
-  type Tally,
-} from './rollups.repository.js';
+import { ledgerKind } from './rollups.marks.js';
+import { ledgerTotals, owedBetween, paymentSlots, type SlotTally, type Tally } from './rollups.reads.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,6 @@
 import { inTransaction } from '../../db/unit-of-work.js';
 import type { SweepDefinition } from '../../jobs/sweeps.js';
-import { FOLD_BATCH, foldLedgerEntries, foldObligations, foldPayments } from './rollups.repository.js';
+import { FOLD_BATCH, foldLedgerEntries, foldObligations, foldPayments } from './rollups.folds.js';
 
 /** Batches one run folds at most, so a run under a steady stream of payments still ends. */
 const MAX_BATCHES = 40;

@@ -1,0 +1,187 @@
+import { sql } from 'kysely';
+import { type DialectName, forUpdateSkipLocked } from '../../db/dialect.js';
+import type { Trx } from '../../db/schema.js';
+import { inTenantGroup, type TenantGroup } from '../../db/scoping.js';
+import { toSafeInteger } from '../../lib/money.js';
+import { slotOf } from './report-slots.js';
+import {
+  LEDGER_UNROLLED,
+  ledgerKind,
+  OBLIGATION_UNROLLED,
+  OWED_NOW,
+  PAYMENT_UNROLLED,
+} from './rollups.marks.js';
+import type { ReportRollupsTable } from './rollups.table.js';
+
+/** The rows one fold takes at most: its ids fit in one statement on both databases. */
+export const FOLD_BATCH = 5000;
+
+type RollupRow = ReportRollupsTable;
+
+function addTo(rollup: Map<string, RollupRow>, row: RollupRow) {
+  const key = [row.workspace_id, row.mode, row.source, row.slot, row.currency, row.kind].join('\u0000');
+  const found = rollup.get(key);
+  if (found) {
+    found.amount += row.amount;
+    found.count += row.count;
+  } else rollup.set(key, { ...row });
+}
+
+/** Adds tallies to the rollup, in key order (two folds at once take row locks in the same order). */
+async function addToRollup(trx: Trx, rollup: Map<string, RollupRow>) {
+  const rows = [...rollup.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  for (let i = 0; i < rows.length; i += 2000) {
+    await trx
+      .insertInto('report_rollups')
+      .values(rows.slice(i, i + 2000))
+      .onConflict((oc) =>
+        oc.columns(['workspace_id', 'mode', 'source', 'slot', 'currency', 'kind']).doUpdateSet({
+          amount: sql`report_rollups.amount + excluded.amount`,
+          count: sql`report_rollups.count + excluded.count`,
+        }),
+      )
+      .execute();
+  }
+}
+
+const changed = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0n);
+
+/** Folds up to `limit` ledger entries not in the rollup yet into it, and marks them; returns how many. */
+export async function foldLedgerEntries(trx: Trx, dialect: DialectName, group: TenantGroup, limit: number) {
+  const rows = await forUpdateSkipLocked(
+    dialect,
+    trx
+      .selectFrom('ledger_entries')
+      .select(['id', 'workspace_id', 'mode', 'currency', 'type', 'track_id', 'amount', 'occurred_at'])
+      .where(inTenantGroup(group))
+      .where(LEDGER_UNROLLED)
+      .limit(limit),
+  ).execute();
+  if (rows.length === 0) return 0;
+  const rollup = new Map<string, RollupRow>();
+  for (const row of rows) {
+    addTo(rollup, {
+      workspace_id: row.workspace_id,
+      mode: row.mode,
+      source: 'ledger',
+      slot: slotOf(row.occurred_at),
+      currency: row.currency,
+      kind: ledgerKind(row.type, row.track_id),
+      amount: row.amount,
+      count: 1,
+    });
+  }
+  const ids = rows.map((r) => r.id);
+  const marked = changed(
+    await sql`update ledger_entries set rolled_up = 1 where rolled_up = 0 and id in (${sql.join(ids)})`.execute(
+      trx,
+    ),
+  );
+  if (marked !== rows.length)
+    throw new Error(`ledger entries folded elsewhere meanwhile: ${marked} of ${rows.length}`);
+  await addToRollup(trx, rollup);
+  return rows.length;
+}
+
+/** Folds up to `limit` payments whose status changed since they were last folded (or never were); returns how many. */
+export async function foldPayments(trx: Trx, dialect: DialectName, group: TenantGroup, limit: number) {
+  const rows = await forUpdateSkipLocked(
+    dialect,
+    trx
+      .selectFrom('payments')
+      .select([
+        'id',
+        'workspace_id',
+        'mode',
+        'currency',
+        'method',
+        'amount',
+        'paid_at',
+        'status',
+        sql<string>`rolled_status`.as('rolled_status'),
+      ])
+      .where(inTenantGroup(group))
+      .where(PAYMENT_UNROLLED)
+      .limit(limit),
+  ).execute();
+  if (rows.length === 0) return 0;
+  const rollup = new Map<string, RollupRow>();
+  const byStatus = new Map<string, string[]>();
+  for (const row of rows) {
+    const delta = (row.status === 'recorded' ? 1 : 0) - (row.rolled_status === 'recorded' ? 1 : 0);
+    if (delta !== 0) {
+      addTo(rollup, {
+        workspace_id: row.workspace_id,
+        mode: row.mode,
+        source: 'payments',
+        slot: slotOf(row.paid_at),
+        currency: row.currency,
+        kind: row.method,
+        amount: row.amount * delta,
+        count: delta,
+      });
+    }
+    const ids = byStatus.get(row.status) ?? [];
+    ids.push(row.id);
+    byStatus.set(row.status, ids);
+  }
+  let marked = 0;
+  for (const [status, ids] of byStatus) {
+    marked += changed(
+      await sql`update payments set rolled_status = ${status} where status = ${status} and id in (${sql.join(ids)})`.execute(
+        trx,
+      ),
+    );
+  }
+  if (marked !== rows.length) throw new Error(`payments changed while folded: ${marked} of ${rows.length}`);
+  await addToRollup(trx, rollup);
+  return rows.length;
+}
+
+/** Folds up to `limit` obligations whose owed amount changed since they were last folded; returns how many. */
+export async function foldObligations(trx: Trx, dialect: DialectName, group: TenantGroup, limit: number) {
+  const rows = await forUpdateSkipLocked(
+    dialect,
+    trx
+      .selectFrom('obligations')
+      .select([
+        'id',
+        'workspace_id',
+        'mode',
+        'currency',
+        'due_date',
+        OWED_NOW.as('owed'),
+        sql<number>`rolled_owed`.as('rolled_owed'),
+      ])
+      .where(inTenantGroup(group))
+      .where(OBLIGATION_UNROLLED)
+      .limit(limit),
+  ).execute();
+  if (rows.length === 0) return 0;
+  const rollup = new Map<string, RollupRow>();
+  for (const row of rows) {
+    addTo(rollup, {
+      workspace_id: row.workspace_id,
+      mode: row.mode,
+      source: 'obligations',
+      slot: row.due_date,
+      currency: row.currency,
+      kind: '',
+      amount: toSafeInteger(row.owed) - toSafeInteger(row.rolled_owed),
+      count: 0,
+    });
+  }
+  const owed = sql.join(
+    rows.map((r) => sql`when ${r.id} then cast(${toSafeInteger(r.owed)} as bigint)`),
+    sql` `,
+  );
+  const marked = changed(
+    await sql`update obligations set rolled_owed = case id ${owed} end where id in (${sql.join(rows.map((r) => r.id))})`.execute(
+      trx,
+    ),
+  );
+  if (marked !== rows.length)
+    throw new Error(`obligations changed while folded: ${marked} of ${rows.length}`);
+  await addToRollup(trx, rollup);
+  return rows.length;
+}
