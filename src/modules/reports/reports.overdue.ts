@@ -129,8 +129,10 @@ export async function overdueBook(
     );
     const owedByObligations = new Map<string, number>();
     if (current) {
-      for (const row of await repo.overdueOfPlans(db, tenant, ids, at))
-        owedByObligations.set(row.track_id as string, toSafeInteger(row.owed));
+      for (const row of await repo.overdueOfPlans(db, tenant, ids, at)) {
+        const id = row.track_id as string;
+        owedByObligations.set(id, (owedByObligations.get(id) ?? 0) + toSafeInteger(row.owed));
+      }
     } else {
       for (const part of accounts)
         owedByObligations.set(part.key, (owedByObligations.get(part.key) ?? 0) + part.amount);

@@ -12,13 +12,20 @@ export interface Period {
   from: string | null;
   to: string;
   end: string;
+  /** `to` is now (or later) when the request came: the stored figures are the figures of that time. */
+  current: boolean;
 }
 
 export function periodOf(query: { from?: string; to?: string }, now: Date): Period {
   const from = query.from ? toInstant(query.from, 'from') : null;
   const to = query.to ? toInstant(query.to, 'to') : now.toISOString();
   if (from !== null && from > to) throw fieldError({ from: 'must not be after to' });
-  return { from, to, end: query.to ? to : new Date(now.getTime() + 1).toISOString() };
+  return {
+    from,
+    to,
+    end: query.to ? to : new Date(now.getTime() + 1).toISOString(),
+    current: to >= now.toISOString(),
+  };
 }
 
 /** Each quarter hour's (`YYYY-MM-DDTHH:MM`, UTC) period bucket in a time zone: the first local day of its period. */

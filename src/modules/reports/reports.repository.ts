@@ -111,49 +111,78 @@ export async function overdueCandidates(db: DbOrTrx, tenant: TenantRef, at: stri
   return [...open, ...paidSince];
 }
 
-/** Now: what open obligations past their overdue time owe, per account (plan, or schedule without one) and currency. */
-export function overdueByAccount(db: DbOrTrx, tenant: TenantRef, at: string) {
-  return db
-    .selectFrom('obligations')
-    .select([
-      'track_id',
-      'schedule_id',
-      'currency',
-      sql<string | number>`sum(amount - amount_paid)`.as('owed'),
-      sql<string>`min(due_date)`.as('oldest'),
-    ])
-    .where(inTenant(tenant))
-    .where(IS_OPEN)
-    .where('overdue_at', '<=', at)
-    .groupBy(['track_id', 'schedule_id', 'currency'])
-    .execute();
+/**
+ * Now, obligations past their overdue time and still open: those the overdue sweep marked (read by status, from
+ * an index that carries the figures), then those whose time came since it last ran.
+ */
+const OVERDUE_NOW = (at: string) => [
+  statusIs('overdue'),
+  sql<SqlBool>`status in ('pending', 'partially_paid') and overdue_at <= ${at}`,
+];
+
+/** Now: what overdue obligations owe, per account (plan, or schedule without one) and currency. */
+export async function overdueByAccount(db: DbOrTrx, tenant: TenantRef, at: string) {
+  const rows = [];
+  for (const condition of OVERDUE_NOW(at)) {
+    rows.push(
+      ...(await db
+        .selectFrom('obligations')
+        .select([
+          'track_id',
+          'schedule_id',
+          'currency',
+          sql<string | number>`sum(amount - amount_paid)`.as('owed'),
+          sql<string>`min(due_date)`.as('oldest'),
+        ])
+        .where(inTenant(tenant))
+        .where(condition)
+        .groupBy(['track_id', 'schedule_id', 'currency'])
+        .execute()),
+    );
+  }
+  return rows;
 }
 
-/** Now: what open obligations past their overdue time owe, per currency and due date. */
-export function overdueByDueDate(db: DbOrTrx, tenant: TenantRef, at: string) {
-  return db
-    .selectFrom('obligations')
-    .select(['currency', 'due_date', sql<string | number>`sum(amount - amount_paid)`.as('owed')])
-    .where(inTenant(tenant))
-    .where(IS_OPEN)
-    .where('overdue_at', '<=', at)
-    .groupBy(['currency', 'due_date'])
-    .execute();
+/** Now: what overdue obligations owe, per currency and due date. */
+export async function overdueByDueDate(db: DbOrTrx, tenant: TenantRef, at: string) {
+  const rows = [];
+  for (const condition of OVERDUE_NOW(at)) {
+    rows.push(
+      ...(await db
+        .selectFrom('obligations')
+        .select(['currency', 'due_date', sql<string | number>`sum(amount - amount_paid)`.as('owed')])
+        .where(inTenant(tenant))
+        .where(condition)
+        .groupBy(['currency', 'due_date'])
+        .execute()),
+    );
+  }
+  return rows;
 }
 
-/** Now: what the open obligations past their overdue time of the plans named owe, per plan. */
-export function overdueOfPlans(db: DbOrTrx, tenant: TenantRef, trackIds: readonly string[], at: string) {
-  return inSlices(trackIds, (slice) =>
-    db
-      .selectFrom('obligations')
-      .select(['track_id', sql<string | number>`sum(amount - amount_paid)`.as('owed')])
-      .where(inTenant(tenant))
-      .where('track_id', 'in', slice)
-      .where(IS_OPEN)
-      .where('overdue_at', '<=', at)
-      .groupBy('track_id')
-      .execute(),
-  );
+/** Now: what the overdue obligations of the plans named owe, per plan (a plan may come twice: add them up). */
+export async function overdueOfPlans(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  trackIds: readonly string[],
+  at: string,
+) {
+  const rows = [];
+  for (const condition of OVERDUE_NOW(at)) {
+    rows.push(
+      ...(await inSlices(trackIds, (slice) =>
+        db
+          .selectFrom('obligations')
+          .select(['track_id', sql<string | number>`sum(amount - amount_paid)`.as('owed')])
+          .where(inTenant(tenant))
+          .where('track_id', 'in', slice)
+          .where(condition)
+          .groupBy('track_id')
+          .execute(),
+      )),
+    );
+  }
+  return rows;
 }
 
 /**

@@ -32,8 +32,9 @@ export async function* reportRows(
     }
     return;
   }
-  const at = periodOf({ ...(range.to ? { to: range.to } : {}) }, tenant.clock.now()).to;
-  const { book } = await overdueBookAt(ctx, tenant, at);
+  const period = periodOf({ ...(range.to ? { to: range.to } : {}) }, tenant.clock.now());
+  const at = period.to;
+  const { book } = await overdueBookAt(ctx, tenant, period);
   for (let i = 0; i < book.accounts.length; i += ACCOUNTS_PER_BATCH) {
     const batch = await describeAccounts(ctx.db, tenant, book.accounts.slice(i, i + ACCOUNTS_PER_BATCH));
     for (const account of batch) yield { asOf: at, ...account };

@@ -37,19 +37,20 @@ function byCurrency(rows: readonly { currency: string; amount: string | number }
   return totals;
 }
 
-/** The overdue book at `at`; its accounts too unless only the totals are wanted. */
-function overdueAsOf(db: DbOrTrx, tenant: Tenant, at: string, timeZone: string, withAccounts = true) {
-  return overdueBook(db, tenant, at, timeZone, at >= tenant.clock.now().toISOString(), withAccounts);
+/**
+ * The overdue book as of a period's `to`: from the stored figures when that is the time of the request, else from
+ * the history; its accounts too unless only the totals are wanted. Whether it is now is decided once, with the
+ * period: the clock moves while the report is read.
+ */
+function overdueAsOf(db: DbOrTrx, tenant: Tenant, period: Period, timeZone: string, withAccounts = true) {
+  return overdueBook(db, tenant, period.to, timeZone, period.current, withAccounts);
 }
 
-/**
- * The overdue book as of `at`, with the workspace's zone it is aged in: from the stored figures when `at` is now
- * or later, else from the history.
- */
-export function overdueBookAt(ctx: AppContext, tenant: Tenant, at: string) {
+/** The overdue book as of `period.to`, with the workspace's zone it is aged in. */
+export function overdueBookAt(ctx: AppContext, tenant: Tenant, period: Period) {
   return inSnapshot(ctx, async (db) => {
     const timeZone = await timeZoneOf(db, tenant);
-    return { timeZone, book: await overdueAsOf(db, tenant, at, timeZone) };
+    return { timeZone, book: await overdueAsOf(db, tenant, period, timeZone) };
   });
 }
 
@@ -103,7 +104,7 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
   const outstandingAtStart = period.from
     ? await outstandingAt(db, tenant, movedBeforeStart, period.from)
     : new Map<string, number>();
-  const overdue = await overdueAsOf(db, tenant, period.end, timeZone, false);
+  const overdue = await overdueAsOf(db, tenant, period, timeZone, false);
   const today = localDate(period.to, timeZone);
   const expected = byCurrency(await owedBetween(db, tenant, today, addDays(today, 30)));
   const start = period.from ?? (await repo.firstEntryAt(db, tenant)) ?? period.to;
@@ -237,7 +238,7 @@ export async function overdue(ctx: AppContext, tenant: Tenant, query: OverdueQue
   const period: Period = periodOf({ ...(query.to ? { to: query.to } : {}) }, tenant.clock.now());
   const offset = offsetOf(query.cursor);
   const limit = query.limit ?? 20;
-  const { timeZone, book } = await overdueBookAt(ctx, tenant, period.to);
+  const { timeZone, book } = await overdueBookAt(ctx, tenant, period);
   const accounts = query.currency
     ? book.accounts.filter((a) => a.currency === query.currency)
     : book.accounts;
