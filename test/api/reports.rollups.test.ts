@@ -79,12 +79,31 @@ describe('report rollup', () => {
     });
     assert.equal(schedule.status, 201, JSON.stringify(schedule.body));
     await newPayment(api, generator.id, { amount: 10_000 });
+    // Obligations due 29 Jun (the day before: read as they are), 29 May and 29 Apr (older: from the rollup once
+    // folded); the payment goes to the oldest.
+    const behind = await newTrack(api, { customerId: ada.id, amount: 60_000, title: 'Freezer' });
+    const late = await api.post('/collection-schedules', {
+      target_type: 'payment_plan',
+      target_id: behind.id,
+      frequency: 'monthly',
+      fixed_amount: 20_000,
+      start_date: '2028-04-29T09:00:00Z',
+      end_date: '2028-06-29T09:00:00Z',
+    });
+    assert.equal(late.status, 201, JSON.stringify(late.body));
+    await newPayment(api, behind.id, { amount: 5_000 });
 
     const unfolded = await snapshot(api);
+    const overdueNaira = unfolded[8].currencies.find((c: { currency: string }) => c.currency === 'NGN');
+    assert.deepEqual(overdueNaira, {
+      currency: 'NGN',
+      total: 55_000,
+      buckets: { '1-30': 20_000, '31-60': 20_000, '61-90': 15_000, '91+': 0 },
+    });
     const nairaNow = () => unfolded[0].currencies.find((c: { currency: string }) => c.currency === 'NGN');
     assert.equal(nairaNow().expectedNext30Days, 20_000, 'what the obligation due on 5 Jul still owes');
     const all = unfolded[0].currencies.find((c: { currency: string }) => c.currency === 'NGN');
-    assert.equal(all.collected, 2_700 + 10_000, 'every payment but the reversed one');
+    assert.equal(all.collected, 2_700 + 10_000 + 5_000, 'every payment but the reversed one');
     assert.ok((await fold(workspaceId)) > 0, 'the sweep folded rows in');
     assert.deepEqual(await snapshot(api), unfolded, 'the rollup gives what the rows give');
     assert.equal(await fold(workspaceId), 0, 'nothing is folded twice');

@@ -1,10 +1,11 @@
 import type { DbOrTrx } from '../../db/schema.js';
-import { localDate } from '../../lib/calendar.js';
+import { addDays, localDate } from '../../lib/calendar.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { ObligationAllocation } from '../schedules/schedules.table.js';
 import { type AgeingBucket, ageingBucket, daysOverdue } from './reports.period.js';
 import * as repo from './reports.repository.js';
+import { owedByDueDate } from './rollups.reads.js';
 
 /** A plan (or a schedule without one) with money overdue at the report's time. */
 export interface OverdueFigures {
@@ -58,7 +59,13 @@ function paidAt(allocations: string, at: string): number {
 }
 
 /** Now: the stored figures, added up by the database per account and per due date. */
-async function currentParts(db: DbOrTrx, tenant: TenantRef, at: string, withAccounts: boolean) {
+async function currentParts(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  at: string,
+  today: string,
+  withAccounts: boolean,
+) {
   const accounts: Part[] = [];
   if (withAccounts) {
     for (const row of await repo.overdueByAccount(db, tenant, at)) {
@@ -74,9 +81,21 @@ async function currentParts(db: DbOrTrx, tenant: TenantRef, at: string, withAcco
       });
     }
   }
-  const aged = (await repo.overdueByDueDate(db, tenant, at))
-    .map((row) => ({ currency: row.currency, amount: toSafeInteger(row.owed), dueDate: row.due_date }))
-    .filter((row) => row.amount > 0);
+  // Open obligations due three days or more before today are overdue in any zone (zones differ by 26 hours at
+  // most): their figures come from the rollup. Those of the last days are read as they are.
+  const recent = addDays(today, -2);
+  const aged = [
+    ...(await owedByDueDate(db, tenant, { to: recent })).map((row) => ({
+      currency: row.currency,
+      amount: toSafeInteger(row.amount),
+      dueDate: row.due_date,
+    })),
+    ...(await repo.overdueByDueDate(db, tenant, at, recent)).map((row) => ({
+      currency: row.currency,
+      amount: toSafeInteger(row.owed),
+      dueDate: row.due_date,
+    })),
+  ].filter((row) => row.amount !== 0);
   return { accounts, aged };
 }
 
@@ -114,7 +133,7 @@ export async function overdueBook(
 ): Promise<OverdueBook> {
   const today = localDate(at, timeZone);
   const { accounts, aged } = current
-    ? await currentParts(db, tenant, at, withAccounts)
+    ? await currentParts(db, tenant, at, today, withAccounts)
     : await earlierParts(db, tenant, at);
   const pastDue = (await repo.plansPastDue(db, tenant, today, current)).filter((p) => p.due_date !== null);
   if (pastDue.length > 0) {

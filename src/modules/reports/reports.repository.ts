@@ -143,8 +143,8 @@ export async function overdueByAccount(db: DbOrTrx, tenant: TenantRef, at: strin
   return rows;
 }
 
-/** Now: what overdue obligations owe, per currency and due date. */
-export async function overdueByDueDate(db: DbOrTrx, tenant: TenantRef, at: string) {
+/** Now: what overdue obligations due on `fromDate` or later owe, per currency and due date. */
+export async function overdueByDueDate(db: DbOrTrx, tenant: TenantRef, at: string, fromDate: string) {
   const rows = [];
   for (const condition of OVERDUE_NOW(at)) {
     rows.push(
@@ -153,6 +153,7 @@ export async function overdueByDueDate(db: DbOrTrx, tenant: TenantRef, at: strin
         .select(['currency', 'due_date', sql<string | number>`sum(amount - amount_paid)`.as('owed')])
         .where(inTenant(tenant))
         .where(condition)
+        .where('due_date', '>=', fromDate)
         .groupBy(['currency', 'due_date'])
         .execute()),
     );

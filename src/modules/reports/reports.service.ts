@@ -17,7 +17,7 @@ import type {
   Summary,
 } from './reports.schemas.js';
 import { ledgerKind } from './rollups.marks.js';
-import { ledgerTotals, owedBetween, paymentSlots, type SlotTally, type Tally } from './rollups.reads.js';
+import { ledgerTotals, owedByDueDate, paymentSlots, type SlotTally, type Tally } from './rollups.reads.js';
 
 const DAY_MS = 86_400_000;
 
@@ -106,7 +106,7 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
     : new Map<string, number>();
   const overdue = await overdueAsOf(db, tenant, period, timeZone, false);
   const today = localDate(period.to, timeZone);
-  const expected = byCurrency(await owedBetween(db, tenant, today, addDays(today, 30)));
+  const expected = byCurrency(await owedByDueDate(db, tenant, { from: today, to: addDays(today, 30) }));
   const start = period.from ?? (await repo.firstEntryAt(db, tenant)) ?? period.to;
   const days = Math.max(1, Math.ceil((Date.parse(period.to) - Date.parse(start)) / DAY_MS));
 

@@ -174,25 +174,24 @@ export async function paymentSlots(
   return rows.map((r) => ({ slot: r.slot, ...tallies([r])[0] }) as SlotTally);
 }
 
-/** What open obligations due in [fromDate, toDate) (calendar dates) still owe, per currency. */
-export async function owedBetween(db: DbOrTrx, tenant: TenantRef, fromDate: string, toDate: string) {
-  const folded = await db
+/** What open obligations due in a range of calendar dates (`from` absent: every earlier date) still owe, per currency and due date. */
+export async function owedByDueDate(db: DbOrTrx, tenant: TenantRef, dates: { from?: string; to: string }) {
+  let folded = db
     .selectFrom('report_rollups')
-    .select(['currency', sql<string | number>`sum(amount)`.as('amount')])
+    .select(['currency', 'slot as due_date', sql<string | number>`sum(amount)`.as('amount')])
     .where(inTenant(tenant))
     .where('source', '=', 'obligations')
-    .where('slot', '>=', fromDate)
-    .where('slot', '<', toDate)
-    .groupBy('currency')
-    .execute();
-  const unfolded = await db
+    .where('slot', '<', dates.to);
+  if (dates.from) folded = folded.where('slot', '>=', dates.from);
+  let unfolded = db
     .selectFrom('obligations')
-    .select(['currency', sql<string | number>`sum(${OWED_NOW} - rolled_owed)`.as('amount')])
+    .select(['currency', 'due_date', sql<string | number>`sum(${OWED_NOW} - rolled_owed)`.as('amount')])
     .where(inTenant(tenant))
     .where(OBLIGATION_UNROLLED)
-    .where('due_date', '>=', fromDate)
-    .where('due_date', '<', toDate)
-    .groupBy('currency')
-    .execute();
-  return [...folded, ...unfolded];
+    .where('due_date', '<', dates.to);
+  if (dates.from) unfolded = unfolded.where('due_date', '>=', dates.from);
+  return [
+    ...(await folded.groupBy(['currency', 'slot']).execute()),
+    ...(await unfolded.groupBy(['currency', 'due_date']).execute()),
+  ];
 }
