@@ -90,7 +90,7 @@ async function currentParts(
       amount: toSafeInteger(row.amount),
       dueDate: row.due_date,
     })),
-    ...(await repo.overdueByDueDate(db, tenant, at, recent)).map((row) => ({
+    ...(await repo.overdueByDueDate(db, tenant, at, recent, addDays(today, 1))).map((row) => ({
       currency: row.currency,
       amount: toSafeInteger(row.owed),
       dueDate: row.due_date,

@@ -143,22 +143,24 @@ export async function overdueByAccount(db: DbOrTrx, tenant: TenantRef, at: strin
   return rows;
 }
 
-/** Now: what overdue obligations due on `fromDate` or later owe, per currency and due date. */
-export async function overdueByDueDate(db: DbOrTrx, tenant: TenantRef, at: string, fromDate: string) {
-  const rows = [];
-  for (const condition of OVERDUE_NOW(at)) {
-    rows.push(
-      ...(await db
-        .selectFrom('obligations')
-        .select(['currency', 'due_date', sql<string | number>`sum(amount - amount_paid)`.as('owed')])
-        .where(inTenant(tenant))
-        .where(condition)
-        .where('due_date', '>=', fromDate)
-        .groupBy(['currency', 'due_date'])
-        .execute()),
-    );
-  }
-  return rows;
+/** Now: what open obligations due in [fromDate, toDate) and past their overdue time owe, per currency and due date. */
+export function overdueByDueDate(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  at: string,
+  fromDate: string,
+  toDate: string,
+) {
+  return db
+    .selectFrom('obligations')
+    .select(['currency', 'due_date', sql<string | number>`sum(amount - amount_paid)`.as('owed')])
+    .where(inTenant(tenant))
+    .where(IS_OPEN)
+    .where('due_date', '>=', fromDate)
+    .where('due_date', '<', toDate)
+    .where('overdue_at', '<=', at)
+    .groupBy(['currency', 'due_date'])
+    .execute();
 }
 
 /** Now: what the overdue obligations of the plans named owe, per plan (a plan may come twice: add them up). */
