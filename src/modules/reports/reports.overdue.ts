@@ -81,8 +81,9 @@ async function currentParts(
       });
     }
   }
-  // Open obligations due three days or more before today are overdue in any zone (zones differ by 26 hours at
-  // most): their figures come from the rollup. Those of the last days are read as they are.
+  // An obligation falls overdue at the start of the day after its due date in its schedule's zone, and zones
+  // differ by 26 hours at most: those due three days or more before today are overdue whatever their zone, and
+  // their figures come from the rollup. Those of the last days are read as they are.
   const recent = addDays(today, -2);
   const aged = [
     ...(await owedByDueDate(db, tenant, { to: recent })).map((row) => ({
