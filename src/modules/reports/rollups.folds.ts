@@ -102,7 +102,10 @@ export async function foldPayments(trx: Trx, dialect: DialectName, group: Tenant
       ])
       .where(inTenantGroup(group))
       .where(PAYMENT_UNROLLED)
-      .orderBy(['workspace_id', 'mode', 'rolled_status', 'paid_at'])
+      .orderBy('workspace_id')
+      .orderBy('mode')
+      .orderBy(sql`rolled_status`)
+      .orderBy('paid_at')
       .limit(limit),
   ).execute();
   if (rows.length === 0) return 0;
@@ -158,7 +161,9 @@ export async function foldObligations(trx: Trx, dialect: DialectName, group: Ten
       .where(OBLIGATION_UNROLLED)
       // In the order of the index of obligations not folded yet: PostgreSQL cannot estimate the condition, and
       // without an order that index gives, it reads the whole table to find none.
-      .orderBy(['workspace_id', 'mode', 'due_date'])
+      .orderBy('workspace_id')
+      .orderBy('mode')
+      .orderBy('due_date')
       .limit(limit),
   ).execute();
   if (rows.length === 0) return 0;
