@@ -46,6 +46,16 @@ async function addToRollup(trx: Trx, rollup: Map<string, RollupRow>) {
 
 const changed = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0n);
 
+/**
+ * Ends a fold: every row taken must have been marked (they are locked, so a shortfall means something changed
+ * them: the transaction rolls back), then their tallies go into the rollup.
+ */
+async function settle(trx: Trx, rollup: Map<string, RollupRow>, marked: number, taken: number, what: string) {
+  if (marked !== taken) throw new Error(`${what} changed while folded: ${marked} of ${taken} marked`);
+  await addToRollup(trx, rollup);
+  return taken;
+}
+
 /** Folds up to `limit` ledger entries not in the rollup yet into it, and marks them; returns how many. */
 export async function foldLedgerEntries(trx: Trx, dialect: DialectName, group: TenantGroup, limit: number) {
   const rows = await forUpdateSkipLocked(
@@ -77,10 +87,7 @@ export async function foldLedgerEntries(trx: Trx, dialect: DialectName, group: T
       trx,
     ),
   );
-  if (marked !== rows.length)
-    throw new Error(`ledger entries folded elsewhere meanwhile: ${marked} of ${rows.length}`);
-  await addToRollup(trx, rollup);
-  return rows.length;
+  return settle(trx, rollup, marked, rows.length, 'ledger entries');
 }
 
 /** Folds up to `limit` payments whose status changed since they were last folded (or never were); returns how many. */
@@ -137,9 +144,7 @@ export async function foldPayments(trx: Trx, dialect: DialectName, group: Tenant
       ),
     );
   }
-  if (marked !== rows.length) throw new Error(`payments changed while folded: ${marked} of ${rows.length}`);
-  await addToRollup(trx, rollup);
-  return rows.length;
+  return settle(trx, rollup, marked, rows.length, 'payments');
 }
 
 /** Folds up to `limit` obligations whose owed amount changed since they were last folded; returns how many. */
@@ -189,8 +194,5 @@ export async function foldObligations(trx: Trx, dialect: DialectName, group: Ten
       trx,
     ),
   );
-  if (marked !== rows.length)
-    throw new Error(`obligations changed while folded: ${marked} of ${rows.length}`);
-  await addToRollup(trx, rollup);
-  return rows.length;
+  return settle(trx, rollup, marked, rows.length, 'obligations');
 }
