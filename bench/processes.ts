@@ -49,7 +49,8 @@ export async function startServer(env: NodeJS.ProcessEnv, port: number): Promise
     output += chunk;
   });
   const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
+      output += `\n[paytrack serve exited: code ${code}, signal ${signal}]\n`;
       children.delete(child);
       resolve(code);
     }),

@@ -295,6 +295,9 @@ async function timedGet(baseUrl: string, key: string, path: string): Promise<num
   const response = await fetch(`${baseUrl}/api/v1${path}`, {
     headers: { authorization: `Bearer ${key}` },
     signal: AbortSignal.timeout(300_000),
+  }).catch((error: Error) => {
+    const seconds = ((performance.now() - began) / 1000).toFixed(1);
+    throw new Error(`GET ${path}: ${error.message} after ${seconds} s (${String(error.cause ?? '')})`);
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${text.slice(0, 300)}`);

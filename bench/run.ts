@@ -224,6 +224,10 @@ async function benchReports(kind: DatabaseKind): Promise<ReportsFigures> {
     server = await startServer(serverEnv(database.env, port, { EMBEDDED_WORKER: 'true' }), port);
     const { workspaceId, key } = await issueTestKey(serverEnv(database.env, port), 'Reports benchmark');
     return await reportsStep(database.env, server, workspaceId, key, (line) => log(`${kind}: ${line}`));
+  } catch (error) {
+    // The server's own words say why a call failed (it may have exited, or logged an error).
+    const said = server?.output().slice(-4_000) ?? '';
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nserver output:\n${said}`);
   } finally {
     if (server) await server.stop();
     await database.drop();

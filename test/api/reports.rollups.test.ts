@@ -129,6 +129,45 @@ describe('report rollup', () => {
     assert.deepEqual(await snapshot(api), afterReversal, 'and after');
   });
 
+  test('plans and customers are counted per status the same before and after the fold, and follow every change made after it', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const counts = async () => {
+      const { customers, plans } = await report(api, '/reports/summary');
+      return { customers, plans };
+    };
+    const ada = await newCustomer(api, { name: 'Ada' });
+    const bola = await newCustomer(api, { name: 'Bola' });
+    const chidi = await newCustomer(api, { name: 'Chidi' });
+    const fridge = await newTrack(api, { customerId: ada.id, amount: 10_000 });
+    const stove = await newTrack(api, { customerId: ada.id, amount: 20_000 });
+    const radio = await newTrack(api, { customerId: bola.id, amount: 5_000 });
+    const paidOff = await newPayment(api, radio.id, { amount: 5_000 });
+    assert.equal((await api.delete(`/tracks/${stove.id}`)).status, 200);
+    assert.equal((await api.delete(`/customers/${chidi.id}`)).status, 200);
+
+    const before = await counts();
+    assert.deepEqual(before, {
+      customers: { total: 3, active: 2 },
+      plans: { active: 1, completed: 1, archived: 1 },
+    });
+    assert.ok((await fold(workspaceId)) > 0);
+    assert.deepEqual(await counts(), before, 'the rollup counts what the rows count');
+
+    // Each folded row changes status: completed to active, active to completed, then to archived.
+    assert.equal((await api.post(`/payments/${paidOff.id}/reverse`, {})).status, 200);
+    await newPayment(api, fridge.id, { amount: 10_000 });
+    assert.equal((await api.delete(`/tracks/${radio.id}`)).status, 200);
+    assert.equal((await api.delete(`/customers/${bola.id}`)).status, 200);
+    const changed = {
+      customers: { total: 3, active: 1 },
+      plans: { active: 0, completed: 1, archived: 2 },
+    };
+    assert.deepEqual(await counts(), changed, 'changes count before the next fold');
+    assert.ok((await fold(workspaceId)) > 0);
+    assert.deepEqual(await counts(), changed, 'and after it');
+    assert.equal(await fold(workspaceId), 0);
+  });
+
   test('exact under concurrent payments, reversals and folds: every report read sees each payment once', async () => {
     const { api, workspaceId } = await newWorkspace(t, { timezone: 'Africa/Lagos' });
     const plan = await newTrack(api, { amount: 100_000_000 });

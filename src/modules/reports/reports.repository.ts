@@ -36,24 +36,6 @@ const statusIs = (status: string) => sql<SqlBool>`status = ${sql.lit(status)}`;
 
 const total = (column: string) => sql<string | number>`coalesce(sum(${sql.ref(column)}), 0)`;
 
-export function countCustomers(db: DbOrTrx, tenant: TenantRef) {
-  return db
-    .selectFrom('customers')
-    .select(['status', sql<string | number>`count(*)`.as('count')])
-    .where(inTenant(tenant))
-    .groupBy('status')
-    .execute();
-}
-
-export function countPlans(db: DbOrTrx, tenant: TenantRef) {
-  return db
-    .selectFrom('tracks')
-    .select(['status', sql<string | number>`count(*)`.as('count')])
-    .where(inTenant(tenant))
-    .groupBy('status')
-    .execute();
-}
-
 /** What plans archived now had been owed at `at` (their balance entries before it), per currency. */
 export function archivedBalancesAt(db: DbOrTrx, tenant: TenantRef, at: string) {
   return db

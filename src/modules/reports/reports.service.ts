@@ -18,6 +18,7 @@ import type {
 } from './reports.schemas.js';
 import { ledgerKind } from './rollups.marks.js';
 import { ledgerTotals, owedByDueDate, paymentSlots, type SlotTally, type Tally } from './rollups.reads.js';
+import { statusCounts } from './rollups.statuses.js';
 
 const DAY_MS = 86_400_000;
 
@@ -88,13 +89,8 @@ export function summary(ctx: AppContext, tenant: Tenant, query: ReportQuery): Pr
 
 async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<Summary> {
   const timeZone = await timeZoneOf(db, tenant);
-  const customers = await repo.countCustomers(db, tenant);
-  const plans = await repo.countPlans(db, tenant);
-  const count = (rows: readonly { status: string; count: string | number }[], status?: string) =>
-    rows.reduce(
-      (sum, r) => sum + (status === undefined || r.status === status ? toSafeInteger(r.count) : 0),
-      0,
-    );
+  const customers = await statusCounts(db, tenant, 'customers');
+  const plans = await statusCounts(db, tenant, 'plans');
 
   const movedBeforeEnd = await ledgerTotals(db, tenant, null, period.end);
   const movedBeforeStart = period.from ? await ledgerTotals(db, tenant, null, period.from) : [];
@@ -123,11 +119,14 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
     from: period.from,
     to: period.to,
     timezone: timeZone,
-    customers: { total: count(customers), active: count(customers, 'active') },
+    customers: {
+      total: [...customers.values()].reduce((sum, n) => sum + n, 0),
+      active: customers.get('active') ?? 0,
+    },
     plans: {
-      active: count(plans, 'active'),
-      completed: count(plans, 'completed'),
-      archived: count(plans, 'archived'),
+      active: plans.get('active') ?? 0,
+      completed: plans.get('completed') ?? 0,
+      archived: plans.get('archived') ?? 0,
     },
     currencies: currencies.map((currency) => {
       const b = billed.get(currency) ?? 0;

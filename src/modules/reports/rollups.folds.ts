@@ -16,9 +16,9 @@ import type { ReportRollupsTable } from './rollups.table.js';
 /** The rows one fold takes at most: its ids fit in one statement on both databases. */
 export const FOLD_BATCH = 5000;
 
-type RollupRow = ReportRollupsTable;
+export type RollupRow = ReportRollupsTable;
 
-function addTo(rollup: Map<string, RollupRow>, row: RollupRow) {
+export function addTo(rollup: Map<string, RollupRow>, row: RollupRow) {
   const key = [row.workspace_id, row.mode, row.source, row.slot, row.currency, row.kind].join('\u0000');
   const found = rollup.get(key);
   if (found) {
@@ -28,7 +28,7 @@ function addTo(rollup: Map<string, RollupRow>, row: RollupRow) {
 }
 
 /** Adds tallies to the rollup, in key order (two folds at once take row locks in the same order). */
-async function addToRollup(trx: Trx, rollup: Map<string, RollupRow>) {
+export async function addToRollup(trx: Trx, rollup: Map<string, RollupRow>) {
   const rows = [...rollup.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
   for (let i = 0; i < rows.length; i += 2000) {
     await trx
@@ -44,7 +44,7 @@ async function addToRollup(trx: Trx, rollup: Map<string, RollupRow>) {
   }
 }
 
-const changed = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0n);
+export const changed = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0n);
 
 /**
  * Ends a fold: every row taken must have been marked (they are locked, so a shortfall means something changed

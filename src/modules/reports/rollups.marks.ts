@@ -20,3 +20,21 @@ export const PAYMENT_UNROLLED = sql<SqlBool>`(rolled_status = '' or (rolled_stat
 export const OWED_NOW = sql<number>`case when status in ('pending', 'partially_paid', 'overdue') then amount - amount_paid else 0 end`;
 /** As in the index of obligations not folded yet, so that SQLite uses it. */
 export const OBLIGATION_UNROLLED = sql<SqlBool>`rolled_owed <> ${OWED_NOW}`;
+
+/** Plans and customers are counted per status: the table each is read from and the statuses it may have. */
+export const STATUS_SOURCES = {
+  plans: { table: 'tracks', statuses: ['active', 'completed', 'archived'] },
+  customers: { table: 'customers', statuses: ['active', 'archived'] },
+} as const;
+export type StatusSource = keyof typeof STATUS_SOURCES;
+
+/**
+ * Rows whose status differs from the one they were last counted with ('' before the first count), written over
+ * single columns (each status the mark may hold, and a status other than it) as in their index.
+ */
+export function statusUnrolled(source: StatusSource) {
+  const differs = STATUS_SOURCES[source].statuses.map(
+    (status) => sql`(rolled_status = ${sql.lit(status)} and status <> ${sql.lit(status)})`,
+  );
+  return sql<SqlBool>`(rolled_status = '' or ${sql.join(differs, sql` or `)})`;
+}

@@ -1,13 +1,27 @@
+import type { DialectName } from '../../db/dialect.js';
+import type { Trx } from '../../db/schema.js';
+import type { TenantGroup } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import type { SweepDefinition } from '../../jobs/sweeps.js';
 import { FOLD_BATCH, foldLedgerEntries, foldObligations, foldPayments } from './rollups.folds.js';
+import { foldStatuses } from './rollups.statuses.js';
+
+type Fold = (trx: Trx, dialect: DialectName, group: TenantGroup, limit: number) => Promise<number>;
+
+const FOLDS: Fold[] = [
+  foldLedgerEntries,
+  foldPayments,
+  foldObligations,
+  (trx, _dialect, group, limit) => foldStatuses(trx, group, limit, 'plans'),
+  (trx, _dialect, group, limit) => foldStatuses(trx, group, limit, 'customers'),
+];
 
 /** Batches one run folds at most, so a run under a steady stream of payments still ends. */
 const MAX_BATCHES = 40;
 
 /**
- * Folds new ledger entries and payments (and payments reversed since), and what open obligations owe, into the
- * report rollup, a batch per transaction. Reports stay exact without it (they read what is not folded yet from
+ * Folds new ledger entries and payments (and payments reversed since), what open obligations owe, and how many
+ * plans and customers have each status into the report rollup, a batch per transaction. Reports stay exact without it (they read what is not folded yet from
  * the rows); it keeps that part small.
  */
 export const rollupSweep: SweepDefinition = {
@@ -15,7 +29,7 @@ export const rollupSweep: SweepDefinition = {
   everyMs: 10_000,
   async run(ctx, scope) {
     let handled = 0;
-    for (const fold of [foldLedgerEntries, foldPayments, foldObligations]) {
+    for (const fold of FOLDS) {
       for (let batch = 0; batch < MAX_BATCHES; batch++) {
         const folded = await inTransaction(ctx, (trx) => fold(trx, ctx.dialect, scope, FOLD_BATCH));
         handled += folded;
