@@ -174,7 +174,10 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
     );
 
     const reports = withReports
-      ? await reportsStep(database.env, server, workspaceId, key, (line) => log(`${kind}: ${line}`))
+      ? await explained(
+          server,
+          reportsStep(database.env, server, workspaceId, key, (line) => log(`${kind}: ${line}`)),
+        )
       : null;
 
     const shutdownCode = await server.stop();
@@ -215,6 +218,16 @@ function report(rows: Row[]): string {
   );
 }
 
+/** A step against a server; when it fails, the error carries the end of the server's output, which says why. */
+async function explained<T>(server: Server, step: Promise<T>): Promise<T> {
+  try {
+    return await step;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message}\nserver output:\n${server.output().slice(-4_000)}`);
+  }
+}
+
 /** The reports step alone, on a server of its own (BENCH_ONLY=reports). */
 async function benchReports(kind: DatabaseKind): Promise<ReportsFigures> {
   const database = await prepareDatabase(kind, pgServerUrl);
@@ -223,11 +236,10 @@ async function benchReports(kind: DatabaseKind): Promise<ReportsFigures> {
     const port = await freePort();
     server = await startServer(serverEnv(database.env, port, { EMBEDDED_WORKER: 'true' }), port);
     const { workspaceId, key } = await issueTestKey(serverEnv(database.env, port), 'Reports benchmark');
-    return await reportsStep(database.env, server, workspaceId, key, (line) => log(`${kind}: ${line}`));
-  } catch (error) {
-    // The server's own words say why a call failed (it may have exited, or logged an error).
-    const said = server?.output().slice(-4_000) ?? '';
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\nserver output:\n${said}`);
+    return await explained(
+      server,
+      reportsStep(database.env, server, workspaceId, key, (line) => log(`${kind}: ${line}`)),
+    );
   } finally {
     if (server) await server.stop();
     await database.drop();

@@ -21,7 +21,10 @@ export const OWED_NOW = sql<number>`case when status in ('pending', 'partially_p
 /** As in the index of obligations not folded yet, so that SQLite uses it. */
 export const OBLIGATION_UNROLLED = sql<SqlBool>`rolled_owed <> ${OWED_NOW}`;
 
-/** Plans and customers are counted per status: the table each is read from and the statuses it may have. */
+/**
+ * Plans and customers are counted per status: the table each is read from and the statuses it may have, listed
+ * as in the condition of its index of rows not counted yet (migration 0013), which `statusUnrolled` must match.
+ */
 export const STATUS_SOURCES = {
   plans: { table: 'tracks', statuses: ['active', 'completed', 'archived'] },
   customers: { table: 'customers', statuses: ['active', 'archived'] },
