@@ -6,6 +6,7 @@ import {
   type SqliteDialectConfig,
   SqliteDriver,
   sql,
+  type TransactionSettings,
 } from 'kysely';
 
 /** The only place that knows the two databases differ. */
@@ -59,11 +60,16 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /**
  * SQLite transactions start with BEGIN IMMEDIATE: a deferred transaction that reads and then writes
- * fails at once with SQLITE_BUSY when another process (the CLI, a worker) wrote in between.
+ * fails at once with SQLITE_BUSY when another process (the CLI, a worker) wrote in between. A read-only
+ * transaction begins deferred: it reads one WAL snapshot and neither waits for writers nor holds them up.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings?: TransactionSettings,
+  ): Promise<void> {
+    const begin = settings?.accessMode === 'read only' ? 'begin deferred' : 'begin immediate';
+    await connection.executeQuery(CompiledQuery.raw(begin));
   }
 }
 

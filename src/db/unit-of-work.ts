@@ -39,14 +39,15 @@ export function inTransaction<T>(ctx: { db: Db }, work: (trx: Trx) => Promise<T>
 }
 
 /**
- * Reads that must see one moment of the database (a report adding figures from several tables): a repeatable
- * read transaction on PostgreSQL; on SQLite every transaction already reads one snapshot.
+ * Reads that must see one moment of the database (a report adding figures from several tables), read only:
+ * a repeatable read transaction on PostgreSQL; on SQLite a deferred one, which reads one snapshot without
+ * taking the write lock.
  */
 export function inSnapshot<T>(
   ctx: { db: Db; dialect: DialectName },
   work: (trx: Trx) => Promise<T>,
 ): Promise<T> {
-  const transaction = ctx.db.transaction();
+  const transaction = ctx.db.transaction().setAccessMode('read only');
   if (ctx.dialect !== 'postgres') return transaction.execute(work);
   return transaction.setIsolationLevel('repeatable read').execute(async (trx) => {
     // Reports read small parts of large tables through partial indexes whose conditions PostgreSQL cannot

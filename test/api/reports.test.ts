@@ -324,3 +324,44 @@ describe('GET /reports/overdue', () => {
     assert.deepEqual((await report(stranger.api, '/reports/summary')).currencies, []);
   });
 });
+
+describe('reports beside writers', () => {
+  test('a report answers at once while another connection holds a write open, and does not see that write', async () => {
+    const { api, workspaceId } = await lagos();
+    const plan = await at('2028-01-10T12:00:00.000Z', () => newTrack(api, { amount: 10_000 }));
+    const other = t.database.open();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let writing!: () => void;
+    const written = new Promise<void>((resolve) => {
+      writing = resolve;
+    });
+    const writer = other.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .updateTable('tracks')
+          .set({ status: 'archived' })
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', plan.id)
+          .execute();
+        writing();
+        await held;
+        throw new Error('rolled back on purpose');
+      })
+      .catch(() => undefined);
+    try {
+      await written;
+      // The writer holds on until the report has answered: a report that waited for its lock would fail with
+      // SQLITE_BUSY after the busy timeout instead.
+      const data = await report(api, '/reports/summary');
+      assert.deepEqual(data.plans, { active: 1, completed: 0, archived: 0 });
+    } finally {
+      release();
+      await writer;
+      await other.close();
+    }
+  });
+});
