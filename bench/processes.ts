@@ -38,8 +38,15 @@ export interface Server {
 }
 
 /** `paytrack serve` as a child process, resolved once `/health` answers 200. */
-export async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<Server> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServer(
+  env: NodeJS.ProcessEnv,
+  port: number,
+  nodeArgs: string[] = [],
+): Promise<Server> {
+  const child = spawn(process.execPath, [...nodeArgs, MAIN, 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let output = '';
   child.stdout.on('data', (chunk) => {

@@ -1,12 +1,17 @@
 /**
  * `npm run bench`: builds, then for each database starts the real server (`node dist/main.js serve`),
- * drives POST /payments and GET /tracks/{id} with autocannon, runs the same payment transaction
- * without HTTP, checks the plan's balance and prints a table.
+ * drives POST /payments and GET /tracks/{id} with autocannon, measures the ceilings of both in the same run
+ * (the payment's transaction in pgbench or a better-sqlite3 loop, a bare Fastify route), runs the same
+ * payment transaction without HTTP, checks the plan's balance and prints a table with each ratio.
+ * `npm run bench -- --cpu-prof` also profiles the server and prints its heaviest functions.
  * Env: BENCH_SECONDS (10), BENCH_DATABASES (postgres,sqlite), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/).
  */
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { formatTable } from '../src/cli/io.js';
 import { type AllocationFigures, allocationStep } from './allocation.js';
+import { bareRouteCeiling, type CeilingPlan, pgbenchCeiling, sqliteLoopCeiling } from './ceilings.js';
 import { type DatabaseKind, prepareDatabase } from './databases.js';
 import { directPayments, httpLoad, type LoadOptions, type LoadResult, roundRobin } from './load.js';
 import {
@@ -19,6 +24,7 @@ import {
   serverEnv,
   startServer,
 } from './processes.js';
+import { topFunctions } from './profile.js';
 import { BOOK, type ReportsFigures, reportsStep } from './reports.js';
 import { type BalanceCheck, verifyBalance } from './verify.js';
 import { startWebhookReceiver, type WebhookFigures, webhookFigures } from './webhooks.js';
@@ -29,6 +35,10 @@ const CONNECTIONS = 32;
 const PLANS = 64;
 /** The receiver answers 503 to the first attempt of one event in this many, so retries are measured too. */
 const FAIL_ONE_IN = 20;
+/** Goals of the request path (issue 11), as shares of the ceilings measured in the same run. */
+const PAYMENT_GOAL = { postgres: 0.6, sqlite: 1.0 } as const;
+const PAYMENT_P99_GOAL_MS = 25;
+const READ_GOAL = 0.25;
 /** Ceilings the webhook step must stay under (issue 5). */
 const FIRST_ATTEMPT_P99_CEILING_MS = 5_000;
 const RETRY_LATE_CEILING_MS = 2_000;
@@ -58,13 +68,14 @@ const seconds = positiveNumber('BENCH_SECONDS', 10);
 const onlyReports = process.env.BENCH_ONLY === 'reports';
 const withReports = onlyReports || process.env.BENCH_REPORTS !== 'false';
 const kinds = databaseKinds();
+const cpuProfile = process.argv.includes('--cpu-prof');
 const pgServerUrl = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/';
 const load: LoadOptions = { connections: CONNECTIONS, seconds };
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 // Build, then per database: start, setup, three runs of `seconds` (+1 s warm-up each), checks, stop.
-const limitSeconds = 240 + kinds.length * (7 * (seconds + 1) + 240 + (withReports ? 1_800 : 0));
+const limitSeconds = 240 + kinds.length * (9 * (seconds + 1) + 300 + (withReports ? 1_800 : 0));
 setTimeout(() => {
   log(`time limit of ${limitSeconds} s reached; stopping`);
   killChildren();
@@ -79,6 +90,9 @@ interface Row {
   kind: DatabaseKind;
   payments: LoadResult;
   reads: LoadResult;
+  /** The payment's transaction straight on the database, and a bare Fastify route: the ceilings. */
+  paymentCeiling: LoadResult;
+  readCeiling: LoadResult;
   direct: LoadResult;
   webhooks: WebhookFigures;
   allocation: AllocationFigures;
@@ -94,7 +108,10 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
     const port = await freePort();
     const env = serverEnv(database.env, port, { EMBEDDED_WORKER: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
     log(`${kind}: starting paytrack serve on port ${port}`);
-    server = await startServer(env, port);
+    const profileDir = cpuProfile
+      ? fs.mkdtempSync(path.join(os.tmpdir(), `paytrack-profile-${kind}-`))
+      : null;
+    server = await startServer(env, port, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
     const { workspaceId, key } = await issueTestKey(env, 'Benchmark');
     const post = <T>(path: string, body: unknown) =>
       apiCall<T>((server as Server).baseUrl, key, 'POST', path, body);
@@ -102,10 +119,10 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       name: 'Bench',
       phone: '+2348031234567',
     });
-    const tracks: { id: string; amount: number }[] = [];
+    const tracks: { id: string; amount: number; customerId: string; currency: string }[] = [];
     for (let i = 0; i < PLANS; i++) {
       tracks.push(
-        await post<{ id: string; amount: number }>('/tracks', {
+        await post<{ id: string; amount: number; customerId: string; currency: string }>('/tracks', {
           customerId: customer.id,
           title: `Benchmark plan ${i + 1}`,
           amount: PLAN_AMOUNT,
@@ -155,6 +172,23 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       },
       load,
     );
+    const ceilingPlans: CeilingPlan[] = tracks.map(({ id, customerId, currency }) => ({
+      id,
+      customerId,
+      currency,
+    }));
+    log(`${kind}: the payment's transaction without paytrack, ${seconds} s`);
+    const paymentCeiling =
+      kind === 'postgres'
+        ? await pgbenchCeiling(database.env.DATABASE_URL as string, workspaceId, ceilingPlans, load)
+        : await sqliteLoopCeiling(database.env.DATA_DIR, workspaceId, ceilingPlans, load);
+    log(`${kind}: a bare Fastify route with the same body as GET /tracks/{id}, ${CONNECTIONS} connections`);
+    const body = await (
+      await fetch(`${server.baseUrl}/api/v1/tracks/${trackIds[0]}`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+    ).text();
+    const readCeiling = await bareRouteCeiling(body, key, load);
     log(`${kind}: recordPayment without HTTP, ${CONNECTIONS} loops, ${seconds} s`);
     const direct = await directPayments(
       database.env,
@@ -182,7 +216,24 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
 
     const shutdownCode = await server.stop();
     server = undefined;
-    return { kind, payments, reads, direct, webhooks, allocation, check, reports, shutdownCode };
+    if (profileDir) {
+      console.log(
+        `\n${kind}: the server's heaviest functions over the whole run (self time)\n${topFunctions(profileDir)}`,
+      );
+    }
+    return {
+      kind,
+      payments,
+      reads,
+      paymentCeiling,
+      readCeiling,
+      direct,
+      webhooks,
+      allocation,
+      check,
+      reports,
+      shutdownCode,
+    };
   } finally {
     if (server) await server.stop();
     await database.drop();
@@ -191,31 +242,54 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
 
 const whole = (n: number) => Math.round(n).toLocaleString('en-US');
 
+const paymentRatio = (row: Row) => row.payments.perSecond / row.paymentCeiling.perSecond;
+const readRatio = (row: Row) => row.reads.perSecond / row.readCeiling.perSecond;
+
 function report(rows: Row[]): string {
   return formatTable(
     [
       'database',
       'POST /payments',
       'p99',
+      'tx ceiling',
+      'ratio (goal)',
       'GET /tracks/{id}',
       'p99',
+      'bare route',
+      'ratio (goal)',
       'direct tx',
       'p99',
-      'HTTP/direct',
       'balance',
     ],
     rows.map((row) => [
       row.kind,
       `${whole(row.payments.perSecond)}/s`,
       `${whole(row.payments.p99Ms)} ms`,
+      `${whole(row.paymentCeiling.perSecond)}/s`,
+      `${paymentRatio(row).toFixed(2)} (${PAYMENT_GOAL[row.kind].toFixed(2)})`,
       `${whole(row.reads.perSecond)}/s`,
       `${whole(row.reads.p99Ms)} ms`,
+      `${whole(row.readCeiling.perSecond)}/s`,
+      `${readRatio(row).toFixed(2)} (${READ_GOAL.toFixed(2)})`,
       `${whole(row.direct.perSecond)}/s`,
       `${row.direct.p99Ms.toFixed(1)} ms`,
-      (row.payments.perSecond / row.direct.perSecond).toFixed(2),
       row.check.ok ? 'OK' : 'MISMATCH',
     ]),
   );
+}
+
+/** Where the request path falls short of issue 11's goals. */
+function requestPathShortfalls(row: Row): string[] {
+  const shortfalls: string[] = [];
+  if (paymentRatio(row) < PAYMENT_GOAL[row.kind])
+    shortfalls.push(
+      `POST /payments at ${paymentRatio(row).toFixed(2)} of the transaction ceiling, goal ${PAYMENT_GOAL[row.kind]}`,
+    );
+  if (row.payments.p99Ms > PAYMENT_P99_GOAL_MS)
+    shortfalls.push(`POST /payments p99 ${whole(row.payments.p99Ms)} ms, goal ${PAYMENT_P99_GOAL_MS} ms`);
+  if (readRatio(row) < READ_GOAL)
+    shortfalls.push(`GET /tracks/{id} at ${readRatio(row).toFixed(2)} of the bare route, goal ${READ_GOAL}`);
+  return shortfalls;
 }
 
 /** A step against a server; when it fails, the error carries the end of the server's output, which says why. */
@@ -296,11 +370,14 @@ for (const kind of kinds) {
     for (const [what, result] of [
       ['POST /payments', row.payments],
       ['GET /tracks/{id}', row.reads],
+      ['transaction ceiling', row.paymentCeiling],
+      ['bare route', row.readCeiling],
       ['direct', row.direct],
     ] as const) {
       if (result.failures > 0) problems.push(`${kind} ${what}: ${result.failureDetail}`);
     }
     if (!row.check.ok) problems.push(`${kind} balance: ${row.check.text}`);
+    for (const shortfall of requestPathShortfalls(row)) problems.push(`${kind} ${shortfall}`);
     for (const [what, result] of [
       ['POST /payments, plans without schedules', row.allocation.plain],
       ['POST /payments, scheduled plans', row.allocation.scheduled],
@@ -359,7 +436,7 @@ console.log(
     `ceilings: p99 event to first attempt < ${FIRST_ATTEMPT_P99_CEILING_MS} ms, retry < ${RETRY_LATE_CEILING_MS} ms after due.`,
 );
 console.log(
-  'HTTP/direct = POST /payments req/s divided by recordPayment tx/s without HTTP (same transaction, same database).',
+  "tx ceiling = the payment's transaction (debit, payment, ledger entry, event; one durable commit each) in pgbench with the same connections on PostgreSQL (its p99 column is pgbench's mean latency), in one better-sqlite3 loop on SQLite (WAL, synchronous=FULL); bare route = Fastify alone answering the same body. direct = recordPayment without HTTP.",
 );
 console.log(
   formatTable(
