@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
+import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { openDatabase } from '../src/db/database.js';
@@ -12,7 +13,6 @@ import type { PaymentsTable } from '../src/modules/payments/payments.table.js';
 import { rollupSweep } from '../src/modules/reports/rollups.sweep.js';
 import type { ObligationsTable, SchedulesTable } from '../src/modules/schedules/schedules.table.js';
 import type { TracksTable } from '../src/modules/tracks/tracks.table.js';
-import { apiCall } from './processes.js';
 
 /** The book the reports step measures: 100,000 plans, each with 10 obligations and 10 payments. */
 const PLANS = Number(process.env.BENCH_REPORTS_PLANS ?? 100_000);
@@ -289,27 +289,54 @@ export async function foldBook(env: { DATA_DIR: string; DATABASE_URL?: string },
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
-/** One report call, however long it takes (apiCall gives up after 10 s); its time in ms. */
-async function timedGet(baseUrl: string, key: string, path: string): Promise<number> {
+/** One report call, however long it takes (other calls give up after 10 s); its time in ms. */
+async function timedGet(agent: Agent, baseUrl: string, key: string, path: string): Promise<number> {
   const began = performance.now();
-  const response = await fetch(`${baseUrl}/api/v1${path}`, {
+  const response = await request(`${baseUrl}/api/v1${path}`, {
+    dispatcher: agent,
     headers: { authorization: `Bearer ${key}` },
     signal: AbortSignal.timeout(300_000),
   }).catch((error: Error) => {
     const seconds = ((performance.now() - began) / 1000).toFixed(1);
     throw new Error(`GET ${path}: ${error.message} after ${seconds} s (${String(error.cause ?? '')})`);
   });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${text.slice(0, 300)}`);
+  const text = await response.body.text();
+  if (response.statusCode !== 200)
+    throw new Error(`GET ${path}: ${response.statusCode} ${text.slice(0, 300)}`);
   return performance.now() - began;
 }
 
+/** One API call through `agent` that must succeed; the envelope's `data`. */
+async function agentCall<T>(
+  agent: Agent,
+  baseUrl: string,
+  key: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await request(`${baseUrl}/api/v1${path}`, {
+    dispatcher: agent,
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.body.text();
+  if (response.statusCode >= 300)
+    throw new Error(`${method} ${path} answered ${response.statusCode}: ${text}`);
+  return (JSON.parse(text) as { data: T }).data;
+}
+
 /** 50 calls after a warm-up; 5 when one call takes over a second (the figure is then far from the target anyway). */
-async function timeCalls(baseUrl: string, key: string, path: string): Promise<ReportTiming> {
-  const warm = await timedGet(baseUrl, key, path);
+async function timeCalls(agent: Agent, baseUrl: string, key: string, path: string): Promise<ReportTiming> {
+  const warm = await timedGet(agent, baseUrl, key, path);
   const calls = warm > 1_000 ? 5 : CALLS;
   const times: number[] = [];
-  for (let i = 0; i < calls; i++) times.push(await timedGet(baseUrl, key, path));
+  for (let i = 0; i < calls; i++) times.push(await timedGet(agent, baseUrl, key, path));
   times.sort((a, b) => a - b);
   return { path, calls, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
 }
@@ -338,6 +365,9 @@ export async function reportsStep(
   const seedSeconds = await seedBook(env, workspaceId, log);
   log('folding the book into the report rollup');
   const foldSeconds = await foldBook(env, workspaceId);
+  // Connections of its own, opened now: seeding and folding SQLite block this process for minutes, so a pooled
+  // connection the server closed meanwhile still looks open here and the first call fails with EPIPE.
+  const agent = new Agent();
   const timings: ReportTiming[] = [];
   for (const path of [
     '/reports/summary',
@@ -347,24 +377,25 @@ export async function reportsStep(
     '/reports/overdue',
   ]) {
     log(`GET ${path}, ${CALLS} calls`);
-    timings.push(await timeCalls(server.baseUrl, key, path));
+    timings.push(await timeCalls(agent, server.baseUrl, key, path));
   }
   log('POST /reports/export: every payment, csv');
   const idle = rssOf(server.pid);
   fs.writeFileSync(`/proc/${server.pid}/clear_refs`, '5');
   const began = Date.now();
-  const created = await apiCall<{ id: string }>(server.baseUrl, key, 'POST', '/reports/export', {
+  const created = await agentCall<{ id: string }>(agent, server.baseUrl, key, 'POST', '/reports/export', {
     report: 'payments',
     format: 'csv',
   });
   let exported: { status: string; progress: { rows: number }; error: string | null };
   for (;;) {
-    exported = await apiCall(server.baseUrl, key, 'GET', `/reports/exports/${created.id}`);
+    exported = await agentCall(agent, server.baseUrl, key, 'GET', `/reports/exports/${created.id}`);
     if (exported.status === 'done' || exported.status === 'failed') break;
     if (Date.now() - began > 600_000) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const exportSeconds = (Date.now() - began) / 1000;
+  await agent.close();
   const peak = rssOf(server.pid);
   const problems: string[] = [];
   for (const t of timings) {

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import type { DialectName } from './dialect.js';
+import { GroupCommit } from './group-commit.js';
 import type { Db, Trx } from './schema.js';
 
 /**
@@ -23,19 +24,37 @@ export function withoutCommitHook<T>(work: () => Promise<T>): Promise<T> {
   return commitHooks.exit(work);
 }
 
+const groups = new WeakMap<Db, GroupCommit>();
+
+function groupCommit(db: Db): GroupCommit {
+  let group = groups.get(db);
+  if (!group) {
+    group = new GroupCommit(db);
+    groups.set(db, group);
+  }
+  return group;
+}
+
 /**
  * The one way services open a transaction. Everything inside uses `trx`, never the root handle (on SQLite
  * that would wait on the connection the transaction holds). The result of a request's first unit of work is
- * its response: the request's commit hook, if any, runs with it before the commit.
+ * its response: the request's commit hook, if any, runs with it before the commit. On SQLite units of work
+ * that arrive together share one durable commit, each in its own savepoint (`GroupCommit`); the promise
+ * settles once the commit is durable either way.
  */
-export function inTransaction<T>(ctx: { db: Db }, work: (trx: Trx) => Promise<T>): Promise<T> {
+export function inTransaction<T>(
+  ctx: { db: Db; dialect: DialectName },
+  work: (trx: Trx) => Promise<T>,
+): Promise<T> {
   const hook = commitHooks.getStore();
-  if (!hook) return ctx.db.transaction().execute(work);
-  return ctx.db.transaction().execute(async (trx) => {
-    const result = await commitHooks.exit(() => work(trx));
-    await hook.beforeCommit(trx, result);
-    return result;
-  });
+  const unit = hook
+    ? async (trx: Trx) => {
+        const result = await commitHooks.exit(() => work(trx));
+        await hook.beforeCommit(trx, result);
+        return result;
+      }
+    : work;
+  return ctx.dialect === 'sqlite' ? groupCommit(ctx.db).run(unit) : ctx.db.transaction().execute(unit);
 }
 
 /**

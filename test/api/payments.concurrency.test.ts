@@ -60,4 +60,54 @@ describe('payments under concurrency', () => {
     const sum = ledger.body.data.items.reduce((s: number, e: { amount: number }) => s + e.amount, 0);
     assert.equal(sum, after.body.data.balance);
   });
+
+  test('payments answered together: each 201 is already committed, and a refusal or a duplicate among them undoes nothing of the others', async () => {
+    const { api } = await newWorkspace(t);
+    const plans = [await newTrack(api, { amount: 50 }), await newTrack(api, { amount: 50 })];
+    const other = t.database.open();
+    try {
+      const committed = (id: string) =>
+        other.db.selectFrom('payments').select('id').where('id', '=', id).executeTakeFirst();
+      const results = await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const plan = plans[i % 2] as { id: string };
+          // Every fifth asks more than the plan owes; two share a reference, so one of them is refused.
+          const amount = i % 5 === 4 ? 1_000 : 1;
+          const reference = i === 10 || i === 12 ? 'SAME-REF' : `R-${i}`;
+          const res = await api.post('/payments', { trackId: plan.id, amount, method: 'cash', reference });
+          const seen = res.status === 201 ? await committed(res.body.data.id) : undefined;
+          return { i, res, seen };
+        }),
+      );
+      for (const { i, res, seen } of results) {
+        if (i % 5 === 4) {
+          assert.equal(res.status, 422, `payment ${i}: ${JSON.stringify(res.body)}`);
+          assert.equal(res.body.error.code, 'amount_exceeds_balance');
+        } else if (res.status === 201) {
+          assert.ok(seen, `payment ${i} was answered 201 before another connection could read it`);
+        }
+      }
+      const sameRef = results.filter(({ i }) => i === 10 || i === 12);
+      assert.deepEqual(sameRef.map(({ res }) => res.status).sort(), [201, 422]);
+      const duplicate = sameRef.find(({ res }) => res.status === 422)?.res;
+      assert.ok(duplicate?.body.error.details.fields.reference, JSON.stringify(duplicate?.body));
+      for (const plan of plans) {
+        const paid = results.filter(
+          ({ i, res }) => res.status === 201 && (plans[i % 2] as { id: string }).id === plan.id,
+        ).length;
+        const after = await api.get(`/tracks/${plan.id}`);
+        assert.equal(after.body.data.amountPaid, paid);
+        assert.equal(after.body.data.balance, 50 - paid);
+        const stored = await other.db
+          .selectFrom('payments')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('track_id', '=', plan.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(stored.n), paid);
+      }
+      assert.equal(results.filter(({ res }) => res.status === 201).length, 31);
+    } finally {
+      await other.close();
+    }
+  });
 });

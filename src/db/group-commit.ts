@@ -1,0 +1,84 @@
+import { AsyncResource } from 'node:async_hooks';
+import { sql } from 'kysely';
+import type { Db, Trx } from './schema.js';
+
+/** The most units of work one commit makes durable: a bound on how long a group keeps others (reads) waiting. */
+const MAX_MEMBERS = 32;
+
+interface Member {
+  work: (trx: Trx) => Promise<unknown>;
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Group commit on SQLite, where one connection writes and every commit pays its own fsync. Units of work that
+ * arrive while a transaction is open join it, each in its own savepoint, one after the other; one commit then
+ * makes all of them durable, and only then does each caller get its result. A unit that fails is rolled back to
+ * its savepoint and its caller gets the error at once: nothing of it is kept, nothing of the others is undone.
+ * When the commit itself fails, every member of the group gets that error, and none of them was kept.
+ */
+export class GroupCommit {
+  readonly #db: Db;
+  readonly #queue: Member[] = [];
+  #running = false;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  run<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      // The work runs in its caller's async context, not in the group's.
+      this.#queue.push({
+        work: AsyncResource.bind(work),
+        resolve: resolve as (result: unknown) => void,
+        reject,
+      });
+      if (!this.#running) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    try {
+      while (this.#queue.length > 0) await this.#commitGroup();
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #commitGroup(): Promise<void> {
+    const kept: { member: Member; result: unknown }[] = [];
+    let taken = 0;
+    try {
+      await this.#db.transaction().execute(async (trx) => {
+        while (taken < MAX_MEMBERS) {
+          const member = this.#queue.shift();
+          if (!member) break;
+          taken += 1;
+          await sql`savepoint member`.execute(trx);
+          let result: unknown;
+          try {
+            result = await member.work(trx);
+          } catch (error) {
+            member.reject(error);
+            // A rollback that fails (the whole transaction is gone) ends the group: no member is kept.
+            await sql`rollback to member`.execute(trx);
+            await sql`release member`.execute(trx);
+            continue;
+          }
+          await sql`release member`.execute(trx);
+          kept.push({ member, result });
+        }
+      });
+    } catch (error) {
+      for (const { member } of kept) member.reject(error);
+      // The transaction could not even begin (the database stayed locked): everyone waiting gets that answer,
+      // as each would have on its own.
+      if (taken === 0) for (const member of this.#queue.splice(0)) member.reject(error);
+      return;
+    }
+    for (const { member, result } of kept) member.resolve(result);
+  }
+}
