@@ -8,6 +8,8 @@ import type { AnyJob } from './jobs/job.js';
 import { type SweepDefinition, sweepJob } from './jobs/sweeps.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import type { KeyWithWorkspace } from './modules/api-keys/api-keys.repository.js';
+import { KeyCache } from './modules/api-keys/key-cache.js';
 import { modules } from './modules/index.js';
 import { registryOf } from './modules/manifest.js';
 import { createPorts, type Ports } from './ports/ports.js';
@@ -36,6 +38,8 @@ export interface AppContext {
   ports: Ports;
   registry: Registry;
   metrics: Metrics;
+  /** API keys as read a moment ago (`KEY_FRESH_MS`), so a request does not read its key every time. */
+  keys: KeyCache<KeyWithWorkspace>;
 }
 
 export interface ContextOptions {
@@ -59,5 +63,6 @@ export function createContext(options: ContextOptions): AppContext {
     ports: options.ports ?? createPorts(options.config, chargeRecordIn(options.db, clock)),
     registry,
     metrics: createMetrics(),
+    keys: new KeyCache(clock),
   };
 }

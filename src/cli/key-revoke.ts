@@ -22,7 +22,7 @@ Revoking a revoked key changes nothing.`,
 
     const config = loadConfig(io.env);
     const message = await withDatabase(config, async ({ ctx }) => {
-      const revoked = await revokeKey(ctx.db, ctx.clock, keyId);
+      const revoked = await revokeKey(ctx, keyId);
       if (revoked) {
         return `Revoked key ${keyId} (${revoked.prefix}…) of workspace ${revoked.workspace_id} at ${revoked.revoked_at}.`;
       }

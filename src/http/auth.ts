@@ -45,7 +45,7 @@ export const authPlugin = fp<{ ctx: AppContext }>(async (app: FastifyInstance, {
     if (request.is404 && request.headers.authorization === undefined) return;
     const presented = presentedKey(request);
     if ('refusal' in presented) return refuse(request, reply, presented.refusal);
-    const auth = await authenticate(ctx.db, ctx.clock, presented.key);
+    const auth = await authenticate(ctx, presented.key);
     if (!auth) return refuse(request, reply, 'The API key is not valid or has been revoked.');
     request.auth = auth;
   });

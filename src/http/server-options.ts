@@ -1,6 +1,7 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyHttpOptions } from 'fastify';
+import type { FastifyHttpOptions, FastifyReply, FastifyRequest } from 'fastify';
+import pino from 'pino';
 import type { Config } from '../config.js';
 import { type ErrorCode, fieldError } from '../lib/app-error.js';
 import { requestIdFor } from './envelope.js';
@@ -98,8 +99,13 @@ export function serverOptions(
                 remoteAddress: req.ip,
               }),
             },
+            // Written by a buffer that flushes in the background (and at exit): a synchronous write per line
+            // was 8% of a loaded server's CPU.
+            stream: pino.destination({ dest: 1, sync: false }),
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
+    // One line per request, when it is answered (`logAnswer`), instead of Fastify's two.
+    disableRequestLogging: true,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
@@ -125,4 +131,10 @@ export function serverOptions(
       return sendError(request, reply, fieldError({ path: error.message }));
     },
   };
+}
+
+/** The one log line of an answered request: what was asked, the status and how long it took. */
+export function logAnswer(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  done();
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PLANS } from '../../src/modules/account/plans.js';
+import { KEY_FRESH_MS } from '../../src/modules/api-keys/key-cache.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newKey, newWorkspace } from '../helpers/factories.js';
 
@@ -96,6 +97,8 @@ describe('GET /account/subscription', () => {
       .set({ subscription_plan: 'growth' })
       .where('id', '=', ws.workspaceId)
       .execute();
+    // Changed behind the server's back: it reads the workspace again once the key it holds is a moment old.
+    t.clock.advance(KEY_FRESH_MS);
     const growth = await ws.api.get('/account/subscription');
     assert.equal(growth.body.data.plan.id, 'growth');
     assert.equal(growth.body.data.effectiveRateLimitPerMinute, 1500);

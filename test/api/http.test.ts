@@ -243,7 +243,7 @@ describe('authentication', () => {
     const ws = await newWorkspace(t);
     const key = await newKey(t, ws.workspaceId);
     assert.equal((await key.api.get('/account')).status, 200);
-    await revokeKey(t.ctx.db, t.clock, key.id);
+    await revokeKey(t.ctx, key.id);
     assertError(await key.api.get('/account'), 401, 'unauthorized');
     assertError(
       await key.api.post('/customers', { name: 'x', phone: '+2348031234567' }),

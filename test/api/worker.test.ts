@@ -82,7 +82,7 @@ describe('background worker', () => {
       backoffMs: () => 0,
       async run(_ctx, { label }) {
         runs.push(label);
-        await sleep(label === 'slow' ? 700 : 5);
+        await sleep(label === 'slow' ? 2_500 : 5);
         return undefined;
       },
     });
@@ -90,16 +90,17 @@ describe('background worker', () => {
     await enqueue(ctx.db, systemClock, slow, { label: 'slow' });
     await enqueue(ctx.db, systemClock, slow, { label: 'fast' });
 
-    // A lease of 150 ms on real time: without renewal the slow job's would run out four times over, and a
-    // batch completed after its slowest job would let the fast one's run out too.
-    const options = { leaseMs: 150, pollMs: 10, clock: systemClock };
+    // A lease of 600 ms on real time: without renewal the slow job's would run out four times over, and a
+    // batch completed after its slowest job would let the fast one's run out too. (A shorter lease made the
+    // test fail on a loaded machine: a renewal 150 ms late is a pause of the test process, not a bug.)
+    const options = { leaseMs: 600, pollMs: 10, clock: systemClock };
     const a = new Worker(ctx, t.app.log, options);
     const b = new Worker(secondNode(ctx), t.app.log, options);
     a.start();
     b.start();
     const deadline = Date.now() + 10_000;
     while ((await jobsLeft()).length > 0 && Date.now() < deadline) await sleep(20);
-    await sleep(300); // well past two more leases: a job run twice would show now
+    await sleep(1_300); // past two more leases: a job run twice would show now
     await Promise.all([a.stop(), b.stop()]);
 
     assert.deepEqual([...runs].sort(), ['fast', 'slow']);

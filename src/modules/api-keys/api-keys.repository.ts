@@ -27,6 +27,8 @@ export function findKeyByHash(db: DbOrTrx, keyHash: string) {
     .executeTakeFirst();
 }
 
+export type KeyWithWorkspace = NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>;
+
 export function listKeys(db: DbOrTrx, workspaceId: string) {
   return db
     .selectFrom('api_keys')

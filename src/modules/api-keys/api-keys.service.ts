@@ -4,8 +4,10 @@ import type { Db, DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Mode, Tenant } from '../../lib/tenant.js';
+import type { KeyWithWorkspace } from './api-keys.repository.js';
 import * as repo from './api-keys.repository.js';
 import type { ApiKeysTable } from './api-keys.table.js';
+import type { KeyCache } from './key-cache.js';
 import { type Grant, parseGrant, type Scope } from './scopes.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -67,18 +69,24 @@ export async function createKey(
 }
 
 /** Resolves a presented key; `null` for anything that is not a live, known key. */
-export async function authenticate(db: Db, clock: Clock, presented: string): Promise<AuthContext | null> {
+export async function authenticate(
+  ctx: { db: Db; clock: Clock; keys: KeyCache<KeyWithWorkspace> },
+  presented: string,
+): Promise<AuthContext | null> {
   const match = KEY_FORM.exec(presented);
   if (!match) return null;
   const hash = hashKey(presented);
-  const row = await repo.findKeyByHash(db, hash);
-  if (!row || row.revoked_at !== null || row.mode !== match[1]) return null;
+  const row = await ctx.keys.read(hash, async () => {
+    const found = await repo.findKeyByHash(ctx.db, hash);
+    return found && found.revoked_at === null ? found : undefined;
+  });
+  if (!row || row.mode !== match[1]) return null;
   if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
   return {
     keyId: row.id,
     workspaceId: row.workspace_id,
     mode: row.mode,
-    clock: tenantClock(clock, row.mode, row.offset_ms === null ? 0 : Number(row.offset_ms)),
+    clock: tenantClock(ctx.clock, row.mode, row.offset_ms === null ? 0 : Number(row.offset_ms)),
     grant: parseGrant(row.scopes),
     workspace: {
       defaultCurrency: row.default_currency,
@@ -103,5 +111,12 @@ export function keyToView(row: ApiKeysTable) {
 export const listKeys = (db: Db, workspaceId: string) => repo.listKeys(db, workspaceId);
 export const countActiveKeys = repo.countActiveKeys;
 export const findKey = (db: Db, keyId: string) => repo.findKey(db, keyId);
-export const revokeKey = (db: Db, clock: Clock, keyId: string) =>
-  repo.revokeKey(db, keyId, clock.now().toISOString());
+/** Revokes a key; this node refuses it from the next request on, every other node within `KEY_FRESH_MS`. */
+export async function revokeKey(
+  ctx: { db: Db; clock: Clock; keys: KeyCache<KeyWithWorkspace> },
+  keyId: string,
+) {
+  const revoked = await repo.revokeKey(ctx.db, keyId, ctx.clock.now().toISOString());
+  if (revoked) ctx.keys.forgetWorkspace(revoked.workspace_id);
+  return revoked;
+}

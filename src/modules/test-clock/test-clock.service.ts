@@ -71,12 +71,15 @@ export async function advanceTestClock(
       runSweepsNow(ctx, { mode: 'test', workspaceId: auth.workspaceId, now }),
     );
     try {
-      return await inTransaction(ctx, async (trx) => {
+      const moved = await inTransaction(ctx, async (trx) => {
         if (!(await moveTestClock(trx, auth.workspaceId, from, offsetMs, new Date(real).toISOString()))) {
           throw new ClockMoved();
         }
         return { now: now.toISOString(), offsetMs, previous: new Date(current).toISOString(), ran };
       });
+      // The workspace's keys carry its clock: the next request reads them again.
+      ctx.keys.forgetWorkspace(auth.workspaceId);
+      return moved;
     } catch (error) {
       if (!(error instanceof ClockMoved)) throw error;
       if (attempt >= ATTEMPTS) {
