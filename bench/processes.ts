@@ -1,10 +1,15 @@
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/** How much of the end of a server's output a failure shows. */
+const OUTPUT_TAIL_BYTES = 16_384;
 
 /** Every child still running, so a failure or the watchdog can stop them all. */
 const children = new Set<ChildProcess>();
@@ -43,21 +48,24 @@ export async function startServer(
   port: number,
   nodeArgs: string[] = [],
 ): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeArgs, MAIN, 'serve'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // The server logs a line per request, as it would in use; a file takes them, so this process (which also
+  // drives the load) does not read them.
+  const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'paytrack-serve-')), 'output.log');
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...nodeArgs, MAIN, 'serve'], { env, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
   children.add(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
+  const output = () => {
+    const size = fs.statSync(logFile).size;
+    const tail = Buffer.alloc(Math.min(size, OUTPUT_TAIL_BYTES));
+    const fd = fs.openSync(logFile, 'r');
+    fs.readSync(fd, tail, 0, tail.length, size - tail.length);
+    fs.closeSync(fd);
+    return tail.toString('utf8');
+  };
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code, signal) => {
-      output += `\n[paytrack serve exited: code ${code}, signal ${signal}]\n`;
+      fs.appendFileSync(logFile, `\n[paytrack serve exited: code ${code}, signal ${signal}]\n`);
       children.delete(child);
       resolve(code);
     }),
@@ -66,7 +74,8 @@ export async function startServer(
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`paytrack serve exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null)
+      throw new Error(`paytrack serve exited with ${child.exitCode}:\n${output()}`);
     const healthy = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) }).then(
       (response) => response.ok,
       () => false,
@@ -74,7 +83,7 @@ export async function startServer(
     if (healthy) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`paytrack serve did not answer /health within 30 s:\n${output}`);
+      throw new Error(`paytrack serve did not answer /health within 30 s:\n${output()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -82,7 +91,7 @@ export async function startServer(
   return {
     baseUrl,
     pid: child.pid as number,
-    output: () => output,
+    output,
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -124,7 +133,7 @@ export function serverEnv(
     HOST: '127.0.0.1',
     PORT: String(port),
     RATE_LIMIT_PER_MINUTE: '100000000',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     ...extra,
   };
 }

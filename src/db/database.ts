@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { toSafeInteger } from '../lib/money.js';
-import { type DialectName, ImmediateSqliteDialect } from './dialect.js';
+import { type DialectName, ImmediateSqliteDialect, SQLITE_LOCK_WAIT_MS } from './dialect.js';
 import { PreparingClient } from './prepared-statements.js';
 import type { Database, Db } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
@@ -60,7 +60,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const sqlite = new BetterSqlite3(sqlitePath(options.dataDir));
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 10000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_LOCK_WAIT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),

@@ -58,18 +58,46 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** How long SQLite work waits for another connection's write lock before it fails with SQLITE_BUSY. */
+export const SQLITE_LOCK_WAIT_MS = 10_000;
+
+const isBusy = (error: unknown) =>
+  String((error as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY');
+
 /**
  * SQLite transactions start with BEGIN IMMEDIATE: a deferred transaction that reads and then writes
  * fails at once with SQLITE_BUSY when another process (the CLI, a worker) wrote in between. A read-only
  * transaction begins deferred: it reads one WAL snapshot and neither waits for writers nor holds them up.
+ *
+ * While another connection (the worker thread, the CLI) holds the write lock, SQLite's own wait (busy_timeout)
+ * sleeps on this thread, up to 100 ms at a time, and every request the thread serves stops with it. So BEGIN
+ * IMMEDIATE is tried without that wait, and tried again after yielding to the event loop, until the same limit.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(
     connection: DatabaseConnection,
     settings?: TransactionSettings,
   ): Promise<void> {
-    const begin = settings?.accessMode === 'read only' ? 'begin deferred' : 'begin immediate';
-    await connection.executeQuery(CompiledQuery.raw(begin));
+    const run = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
+    if (settings?.accessMode === 'read only') {
+      await run('begin deferred');
+      return;
+    }
+    await run('pragma busy_timeout = 0');
+    try {
+      const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
+      for (let tries = 1; ; tries++) {
+        try {
+          await run('begin immediate');
+          return;
+        } catch (error) {
+          if (!isBusy(error) || Date.now() >= deadline) throw error;
+        }
+        await new Promise((resolve) => (tries < 10 ? setImmediate(resolve) : setTimeout(resolve, 1)));
+      }
+    } finally {
+      await run(`pragma busy_timeout = ${SQLITE_LOCK_WAIT_MS}`);
+    }
   }
 }
 

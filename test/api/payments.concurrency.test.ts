@@ -61,6 +61,48 @@ describe('payments under concurrency', () => {
     assert.equal(sum, after.body.data.balance);
   });
 
+  test('a payment waiting for another connection to finish its write does not stop the server meanwhile', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const plan = await newTrack(api, { amount: 100 });
+    const other = t.database.open();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let writing!: () => void;
+    const written = new Promise<void>((resolve) => {
+      writing = resolve;
+    });
+    // Another connection (the worker thread, the command line) holds the plan, and on SQLite the write lock.
+    const writer = other.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('tracks')
+        .set({ updated_at: new Date().toISOString() })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', plan.id)
+        .execute();
+      writing();
+      await held;
+    });
+    try {
+      await written;
+      const payment = api.post('/payments', { trackId: plan.id, amount: 30, method: 'cash' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Answered while the payment waits: a wait that slept on the event loop would hold this until it gave up.
+      const document = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+      assert.equal(document.statusCode, 200);
+      release();
+      await writer;
+      const paid = await payment;
+      assert.equal(paid.status, 201, JSON.stringify(paid.body));
+      assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 70);
+    } finally {
+      release();
+      await writer.catch(() => undefined);
+      await other.close();
+    }
+  });
+
   test('payments answered together: each 201 is already committed, and a refusal or a duplicate among them undoes nothing of the others', async () => {
     const { api } = await newWorkspace(t);
     const plans = [await newTrack(api, { amount: 50 }), await newTrack(api, { amount: 50 })];
