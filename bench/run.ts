@@ -304,7 +304,8 @@ async function explained<T>(server: Server, step: Promise<T>): Promise<T> {
 
 /** The reports step alone, on a server of its own (BENCH_ONLY=reports). */
 async function benchReports(kind: DatabaseKind): Promise<ReportsFigures> {
-  const database = await prepareDatabase(kind, pgServerUrl);
+  // A database of its own, so a request-path bench started meanwhile does not drop it.
+  const database = await prepareDatabase(kind, pgServerUrl, 'paytrack_bench_reports');
   let server: Server | undefined;
   try {
     const port = await freePort();
