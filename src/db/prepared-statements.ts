@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Socket } from 'node:net';
 import pg from 'pg';
 
 /** Distinct statements one connection keeps prepared; the rest run unnamed (parsed and planned every time). */
@@ -30,6 +31,7 @@ export class PreparingClient extends pg.Client {
     super(config);
     const query = this.query.bind(this) as (...args: unknown[]) => unknown;
     this.query = ((...args: unknown[]) => {
+      this.#corkUntilNextTick();
       const [text, values] = args;
       if (typeof text === 'string') this.#follow(text);
       if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0) {
@@ -45,6 +47,17 @@ export class PreparingClient extends pg.Client {
         return query(text, values);
       });
     }) as Query;
+  }
+
+  /**
+   * A statement is several protocol messages (bind, describe, execute, sync), each written on its own: four
+   * system calls and as many packets. Corked, the messages a query writes in this tick leave in one.
+   */
+  #corkUntilNextTick(): void {
+    const stream = (this as unknown as { connection?: { stream?: Partial<Socket> } }).connection?.stream;
+    if (typeof stream?.cork !== 'function' || typeof stream.uncork !== 'function') return;
+    stream.cork();
+    process.nextTick(() => stream.uncork?.());
   }
 
   /** Whether a transaction is open, from the statements that open and end one. */
