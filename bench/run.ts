@@ -85,6 +85,9 @@ process.once('SIGINT', () => {
   killChildren();
   process.exit(130);
 });
+// Also when the bench dies of an error: a server left running would reconnect to the next run's database (same
+// name) and take its jobs.
+process.once('exit', killChildren);
 
 interface Row {
   kind: DatabaseKind;
