@@ -12,7 +12,7 @@ import { registerNotFound } from './http/not-found.js';
 import { registerDocs, registerOpenApi } from './http/openapi.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
-import { type HttpLimits, logAnswer, serverOptions } from './http/server-options.js';
+import { type HttpLimits, serverOptions } from './http/server-options.js';
 import { registerValidation } from './http/validation.js';
 import type { Clock } from './lib/clock.js';
 import { UsageRecorder } from './modules/account/usage.recorder.js';
@@ -55,7 +55,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.addHook('onResponse', logAnswer);
   registerSecurityHeaders(app);
   registerErrorHandler(app);
   registerValidation(app);

@@ -1,6 +1,6 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyHttpOptions, FastifyReply, FastifyRequest } from 'fastify';
+import { type FastifyHttpOptions, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino from 'pino';
 import type { Config } from '../config.js';
 import { type ErrorCode, fieldError } from '../lib/app-error.js';
@@ -99,13 +99,14 @@ export function serverOptions(
                 remoteAddress: req.ip,
               }),
             },
-            // Written by a buffer that flushes in the background (and at exit): a synchronous write per line
-            // was 8% of a loaded server's CPU.
-            stream: pino.destination({ dest: 1, sync: false }),
+            ...(typeof options.logger === 'object' && 'stream' in options.logger
+              ? {}
+              : // Written by a buffer that flushes in the background (and at exit): a synchronous write per
+                // line was 8% of a loaded server's CPU.
+                { stream: pino.destination({ dest: 1, sync: false }) }),
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
-    // One line per request, when it is answered (`logAnswer`), instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
@@ -133,8 +134,18 @@ export function serverOptions(
   };
 }
 
-/** The one log line of an answered request: what was asked, the status and how long it took. */
-export function logAnswer(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
-  done();
+/** One log line per request, when it is answered (what was asked, the status, how long), instead of two. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    if (this.isLogDisabled(request)) return;
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
 }
