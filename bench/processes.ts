@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { Agent, type Dispatcher, request } from 'undici';
 
 const execFileAsync = promisify(execFile);
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -159,15 +160,20 @@ export async function issueTestKey(env: NodeJS.ProcessEnv, name: string) {
   return { workspaceId: workspace.id, key };
 }
 
-/** One API call that must succeed; returns the envelope's `data`. */
+/** The connections API calls go through unless a caller brings its own. */
+const calls = new Agent();
+
+/** One API call that must succeed, through `dispatcher`'s connections; returns the envelope's `data`. */
 export async function apiCall<T>(
   baseUrl: string,
   key: string,
-  method: string,
+  method: Dispatcher.HttpMethod,
   path: string,
   body?: unknown,
+  dispatcher: Dispatcher = calls,
 ): Promise<T> {
-  const response = await fetch(`${baseUrl}/api/v1${path}`, {
+  const response = await request(`${baseUrl}/api/v1${path}`, {
+    dispatcher,
     method,
     headers: {
       authorization: `Bearer ${key}`,
@@ -176,7 +182,8 @@ export async function apiCall<T>(
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(10_000),
   });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+  const text = await response.body.text();
+  if (response.statusCode >= 300)
+    throw new Error(`${method} ${path} answered ${response.statusCode}: ${text}`);
   return (JSON.parse(text) as { data: T }).data;
 }

@@ -13,6 +13,7 @@ import type { PaymentsTable } from '../src/modules/payments/payments.table.js';
 import { rollupSweep } from '../src/modules/reports/rollups.sweep.js';
 import type { ObligationsTable, SchedulesTable } from '../src/modules/schedules/schedules.table.js';
 import type { TracksTable } from '../src/modules/tracks/tracks.table.js';
+import { apiCall } from './processes.js';
 
 /** The book the reports step measures: 100,000 plans, each with 10 obligations and 10 payments. */
 const PLANS = Number(process.env.BENCH_REPORTS_PLANS ?? 100_000);
@@ -306,31 +307,6 @@ async function timedGet(agent: Agent, baseUrl: string, key: string, path: string
   return performance.now() - began;
 }
 
-/** One API call through `agent` that must succeed; the envelope's `data`. */
-async function agentCall<T>(
-  agent: Agent,
-  baseUrl: string,
-  key: string,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-): Promise<T> {
-  const response = await request(`${baseUrl}/api/v1${path}`, {
-    dispatcher: agent,
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.body.text();
-  if (response.statusCode >= 300)
-    throw new Error(`${method} ${path} answered ${response.statusCode}: ${text}`);
-  return (JSON.parse(text) as { data: T }).data;
-}
-
 /** 50 calls after a warm-up; 5 when one call takes over a second (the figure is then far from the target anyway). */
 async function timeCalls(agent: Agent, baseUrl: string, key: string, path: string): Promise<ReportTiming> {
   const warm = await timedGet(agent, baseUrl, key, path);
@@ -383,13 +359,17 @@ export async function reportsStep(
   const idle = rssOf(server.pid);
   fs.writeFileSync(`/proc/${server.pid}/clear_refs`, '5');
   const began = Date.now();
-  const created = await agentCall<{ id: string }>(agent, server.baseUrl, key, 'POST', '/reports/export', {
-    report: 'payments',
-    format: 'csv',
-  });
+  const created = await apiCall<{ id: string }>(
+    server.baseUrl,
+    key,
+    'POST',
+    '/reports/export',
+    { report: 'payments', format: 'csv' },
+    agent,
+  );
   let exported: { status: string; progress: { rows: number }; error: string | null };
   for (;;) {
-    exported = await agentCall(agent, server.baseUrl, key, 'GET', `/reports/exports/${created.id}`);
+    exported = await apiCall(server.baseUrl, key, 'GET', `/reports/exports/${created.id}`, undefined, agent);
     if (exported.status === 'done' || exported.status === 'failed') break;
     if (Date.now() - began > 600_000) break;
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newTrack, newWorkspace } from '../helpers/factories.js';
+import { holdWrite } from '../helpers/held-write.js';
 
 describe('payments under concurrency', () => {
   let t: TestApp;
@@ -64,42 +65,30 @@ describe('payments under concurrency', () => {
   test('a payment waiting for another connection to finish its write does not stop the server meanwhile', async () => {
     const { api, workspaceId } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 100 });
-    const other = t.database.open();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let writing!: () => void;
-    const written = new Promise<void>((resolve) => {
-      writing = resolve;
-    });
     // Another connection (the worker thread, the command line) holds the plan, and on SQLite the write lock.
-    const writer = other.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('tracks')
-        .set({ updated_at: new Date().toISOString() })
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', plan.id)
-        .execute();
-      writing();
-      await held;
-    });
+    const writer = await holdWrite(
+      t,
+      (trx) =>
+        trx
+          .updateTable('tracks')
+          .set({ updated_at: new Date().toISOString() })
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', plan.id)
+          .execute(),
+      'commit',
+    );
     try {
-      await written;
       const payment = api.post('/payments', { trackId: plan.id, amount: 30, method: 'cash' });
       await new Promise((resolve) => setTimeout(resolve, 20));
       // Answered while the payment waits: a wait that slept on the event loop would hold this until it gave up.
       const document = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
       assert.equal(document.statusCode, 200);
-      release();
-      await writer;
+      await writer.end();
       const paid = await payment;
       assert.equal(paid.status, 201, JSON.stringify(paid.body));
       assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 70);
     } finally {
-      release();
-      await writer.catch(() => undefined);
-      await other.close();
+      await writer.end();
     }
   });
 

@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newCustomer, newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
+import { holdWrite } from '../helpers/held-write.js';
 
 const NOW = '2028-06-30T12:00:00.000Z';
 
@@ -329,39 +330,24 @@ describe('reports beside writers', () => {
   test('a report answers at once while another connection holds a write open, and does not see that write', async () => {
     const { api, workspaceId } = await lagos();
     const plan = await at('2028-01-10T12:00:00.000Z', () => newTrack(api, { amount: 10_000 }));
-    const other = t.database.open();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let writing!: () => void;
-    const written = new Promise<void>((resolve) => {
-      writing = resolve;
-    });
-    const writer = other.db
-      .transaction()
-      .execute(async (trx) => {
-        await trx
+    const writer = await holdWrite(
+      t,
+      (trx) =>
+        trx
           .updateTable('tracks')
           .set({ status: 'archived' })
           .where('workspace_id', '=', workspaceId)
           .where('id', '=', plan.id)
-          .execute();
-        writing();
-        await held;
-        throw new Error('rolled back on purpose');
-      })
-      .catch(() => undefined);
+          .execute(),
+      'rollback',
+    );
     try {
-      await written;
       // The writer holds on until the report has answered: a report that waited for its lock would fail with
       // SQLITE_BUSY after the busy timeout instead.
       const data = await report(api, '/reports/summary');
       assert.deepEqual(data.plans, { active: 1, completed: 0, archived: 0 });
     } finally {
-      release();
-      await writer;
-      await other.close();
+      await writer.end();
     }
   });
 });
