@@ -35,12 +35,17 @@ export class GroupCommit {
         resolve: resolve as (result: unknown) => void,
         reject,
       });
-      if (!this.#running) void this.#drain();
+      // The group starts after the event loop has handed every request that arrived meanwhile to its handler:
+      // started at once, it would run (its statements are synchronous) and pay its fsync before the next
+      // request was even read, one member per commit.
+      if (!this.#running) {
+        this.#running = true;
+        setImmediate(() => void this.#drain());
+      }
     });
   }
 
   async #drain(): Promise<void> {
-    this.#running = true;
     try {
       while (this.#queue.length > 0) await this.#commitGroup();
     } finally {

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
+import { type DatabaseHandle, openDatabase, sqlitePath } from '../../src/db/database.js';
+import { inTransaction } from '../../src/db/unit-of-work.js';
+
+let dataDir: string;
+let handle: DatabaseHandle;
+let reader: BetterSqlite3.Database;
+before(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paytrack-group-commit-'));
+  handle = openDatabase({ dataDir, databaseUrl: undefined });
+  await sql`create table units (id integer primary key)`.execute(handle.db);
+  reader = new BetterSqlite3(sqlitePath(dataDir), { readonly: true });
+});
+after(async () => {
+  reader.close();
+  await handle.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const committed = () => (reader.prepare('select count(*) as n from units').get() as { n: number }).n;
+
+test('units of work started by separate callbacks of one turn of the event loop share one commit', async () => {
+  const seenCommitted: number[] = [];
+  // Requests arrive as separate I/O callbacks; callbacks of one phase of the loop stand in for them here.
+  const results = await new Promise<number[]>((resolve, reject) => {
+    const units: Promise<number>[] = [];
+    for (let i = 1; i <= 10; i++) {
+      setImmediate(() => {
+        units.push(
+          inTransaction({ db: handle.db, dialect: 'sqlite' }, async (trx) => {
+            seenCommitted.push(committed());
+            await sql`insert into units (id) values (${i})`.execute(trx);
+            return i;
+          }),
+        );
+      });
+    }
+    setImmediate(() => Promise.all(units).then(resolve, reject));
+  });
+  assert.deepEqual(results, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  // Each unit ran before any of them was committed: one commit made all ten durable.
+  assert.deepEqual(seenCommitted, Array(10).fill(0));
+  assert.equal(committed(), 10);
+});
