@@ -6,7 +6,8 @@ import type { Db, Trx } from './schema.js';
  * The most units of work one commit makes durable: a bound on how long a group holds the write lock, which
  * the worker thread's delivery bookkeeping waits for. Measured under 32 connections: at 32, groups of about 23
  * payments held it some 30 ms each and deliveries fell 4 to 5 s behind (p99) while payments came in; at 16
- * they kept within 1.7 s and payments ran at 0.95 of the rate at 32; at 8, at 0.76.
+ * they were 1.7 s and 3.3 s behind in two runs, and payments ran at 0.95 of the rate at 32; at 8, 0.5 to 1.2 s
+ * behind, but payments ran at 0.76 of the rate.
  */
 const MAX_MEMBERS = 16;
 
