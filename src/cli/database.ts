@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { parse } from 'pg-connection-string';
 import type { Config } from '../config.js';
 import { type AppContext, createContext } from '../context.js';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase, sqlitePath } from '../db/database.js';
@@ -78,6 +79,8 @@ export async function withDatabase<T>(
 /** Where the data lives, for messages; never prints a password. */
 export function describeDatabase(config: Readonly<Config>): string {
   if (!config.databaseUrl) return `SQLite at ${sqlitePath(config.dataDir)}`;
-  const url = new URL(config.databaseUrl);
-  return `PostgreSQL at ${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+  // Read as the driver reads it: `postgres://user@/db?host=/run/postgresql` is a socket, not a broken URL.
+  const { host, port, database } = parse(config.databaseUrl);
+  if (host?.startsWith('/')) return `PostgreSQL at the socket in ${host}, database ${database ?? ''}`;
+  return `PostgreSQL at ${host || 'localhost'}${port ? `:${port}` : ''}/${database ?? ''}`;
 }

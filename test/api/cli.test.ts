@@ -299,6 +299,16 @@ describe('paytrack command line', () => {
     assert.match(result.stderr, /cannot open PostgreSQL at 127\.0\.0\.1:1\/paytrack/);
   });
 
+  test('a database reached through a Unix socket directory is named in the error', async () => {
+    const unreachable = { ...env, DATABASE_URL: 'postgres://nobody@/paytrack?host=/nonexistent-socket-dir' };
+    const result = await cli(unreachable, 'workspace', 'list');
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /cannot open PostgreSQL at the socket in \/nonexistent-socket-dir, database paytrack/,
+    );
+  });
+
   test('an error names the database the command opened', async () => {
     const result = await cli(env, 'key', 'list', '--workspace', 'ws_nowhere');
     assert.equal(result.code, 1);
