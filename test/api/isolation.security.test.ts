@@ -139,6 +139,44 @@ describe('between workspaces', () => {
     );
   });
 
+  test('reads of several workspaces and modes that arrive together each answer from their own rows only', async () => {
+    const a = await newWorkspace(t);
+    const b = await newWorkspace(t);
+    const aRows = await seed(a.api);
+    const bRows = await seed(b.api);
+
+    const answers = await Promise.all([
+      a.api.get(`/tracks/${aRows.track.id}`),
+      b.api.get(`/tracks/${aRows.track.id}`),
+      b.api.get(`/tracks/${bRows.track.id}`),
+      a.live.get(`/tracks/${aRows.track.id}`),
+      a.api.get(`/tracks/${aRows.track.id}`),
+      a.api.get('/tracks/trk_01JZZZZZZZZZZZZZZZZZZZZZZZ'),
+      a.api.get(`/customers/${aRows.customer.id}`),
+      b.api.get(`/customers/${aRows.customer.id}`),
+      a.api.get(`/payments/${aRows.payment.id}`),
+      b.api.get(`/payments/${aRows.payment.id}`),
+      b.api.get(`/payments/${bRows.payment.id}`),
+    ]);
+    assert.deepEqual(
+      answers.map((res) => [res.status, res.body.data?.id ?? res.body.error.code]),
+      [
+        [200, aRows.track.id],
+        [404, 'not_found'],
+        [200, bRows.track.id],
+        [404, 'not_found'],
+        [200, aRows.track.id],
+        [404, 'not_found'],
+        [200, aRows.customer.id],
+        [404, 'not_found'],
+        [200, aRows.payment.id],
+        [404, 'not_found'],
+        [200, bRows.payment.id],
+      ],
+    );
+    assert.equal(answers[0]?.body.data.balance, 18_000);
+  });
+
   test("a cursor from A's list shows B nothing of A's", async () => {
     const a = await newWorkspace(t);
     const b = await newWorkspace(t);

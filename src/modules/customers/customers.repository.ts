@@ -1,3 +1,4 @@
+import { batchedById } from '../../db/batched-reads.js';
 import { containsText, type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
@@ -9,14 +10,10 @@ export function insert(db: DbOrTrx, row: CustomersTable) {
   return db.insertInto('customers').values(row).execute();
 }
 
-export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('id', '=', id)
-    .where(inTenant(tenant))
-    .executeTakeFirst();
-}
+/** Reads outside a transaction that arrive together share one statement. */
+export const findById = batchedById((db, tenant, ids) =>
+  db.selectFrom('customers').selectAll().where('id', 'in', ids).where(inTenant(tenant)).execute(),
+);
 
 /** The customer, locked until the transaction ends (PostgreSQL), so an update knows the values it replaces. */
 export function findByIdForUpdate(db: DbOrTrx, dialect: DialectName, tenant: TenantRef, id: string) {

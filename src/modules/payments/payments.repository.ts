@@ -1,3 +1,4 @@
+import { batchedById } from '../../db/batched-reads.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -8,14 +9,10 @@ export function insert(db: DbOrTrx, row: PaymentsTable) {
   return db.insertInto('payments').values(row).execute();
 }
 
-export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
-  return db
-    .selectFrom('payments')
-    .selectAll()
-    .where('id', '=', id)
-    .where(inTenant(tenant))
-    .executeTakeFirst();
-}
+/** Reads outside a transaction that arrive together share one statement. */
+export const findById = batchedById((db, tenant, ids) =>
+  db.selectFrom('payments').selectAll().where('id', 'in', ids).where(inTenant(tenant)).execute(),
+);
 
 /** The payment whose reference compares equal (`referenceKey`). */
 export function findByReferenceKey(db: DbOrTrx, tenant: TenantRef, key: string) {
