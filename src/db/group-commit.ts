@@ -5,11 +5,12 @@ import type { Db, Trx } from './schema.js';
 /**
  * The most units of work one commit makes durable: a bound on how long a group holds the write lock, which
  * the worker thread's delivery bookkeeping waits for. Measured under 32 connections: at 32, groups of about 23
- * payments held it some 30 ms each and deliveries fell 4 to 5 s behind (p99) while payments came in; at 16
- * they were 1.7 s and 3.3 s behind in two runs, and payments ran at 0.95 of the rate at 32; at 8, 0.5 to 1.2 s
- * behind, but payments ran at 0.76 of the rate.
+ * payments held it some 30 ms each and deliveries fell 4 to 5 s behind (p99) while payments came in. Since
+ * savepoints keep their pages in memory (temp_store), the bench ran at 16: payments 1,454 to 1,708/s, and
+ * deliveries 4.5 to 5.0 s behind (p99) in three runs, past the 5 s ceiling once; at 8: payments 1,452 and
+ * 1,464/s, deliveries 2.9 and 2.0 s behind in two runs.
  */
-const MAX_MEMBERS = 16;
+const MAX_MEMBERS = 8;
 
 interface Member {
   work: (trx: Trx) => Promise<unknown>;
