@@ -7,8 +7,8 @@ import type { Db, Trx } from './schema.js';
  * the worker thread's delivery bookkeeping waits for. Measured under 32 connections: at 32, groups of about 23
  * payments held it some 30 ms each and deliveries fell 4 to 5 s behind (p99) while payments came in. Since
  * savepoints keep their pages in memory (temp_store), the bench ran at 16: payments 1,454 to 1,708/s, and
- * deliveries 4.5 to 5.0 s behind (p99) in three runs, past the 5 s ceiling once; at 8: payments 1,452 and
- * 1,464/s, deliveries 2.9 and 2.0 s behind in two runs.
+ * deliveries 4.5 to 5.0 s behind (p99) in three runs, past the 5 s ceiling once; at 8: payments 1,432 to
+ * 1,464/s, deliveries 2.0 to 2.9 s behind in three runs.
  */
 const MAX_MEMBERS = 8;
 
