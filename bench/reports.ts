@@ -199,6 +199,9 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
         reversed_at: null,
         reversal_reason: null,
         allocations: '[]',
+        unapplied_reason: null,
+        split_from: null,
+        split_into: null,
       });
       rows.ledger.push({
         id: newId('ledgerEntry', new Date(paidAt)),

@@ -345,7 +345,7 @@ describe('collection attempts', () => {
     assert.deepEqual([entry.trackId, entry.customerId, entry.amount], [null, customer.id, 5_000]);
   });
 
-  test('money collected for a plan paid off meanwhile stays on the books, unallocated and explained; other attempts go on', async () => {
+  test("money collected for a plan paid off meanwhile stays on the books as the customer's credit, unapplied (plan_closed); other attempts go on", async () => {
     const { api, workspaceId } = await newWorkspace(t);
     const raced = await autoDebit(api, 10_000);
     const fine = await autoDebit(api, 10_000);
@@ -372,8 +372,15 @@ describe('collection attempts', () => {
     assert.equal(payment.amount, 10_000);
     assert.deepEqual(payment.allocations, []);
     assert.equal(payment.unallocatedAmount, 10_000);
+    assert.equal(payment.unapplied, true);
+    assert.equal(payment.unappliedReason, 'plan_closed');
     assert.equal(payment.metadata.planId, raced.plan.id);
-    assert.match(payment.metadata.unapplied, /plan refused this collection: .*completed/);
+    assert.match(payment.metadata.unapplied, /completed or archived/);
+    const customer = (await api.get(`/customers/${raced.customer.id}`)).body.data;
+    assert.deepEqual(
+      customer.balances.map((b: any) => [b.currency, b.credit]),
+      [['NGN', 10_000]],
+    );
     const plan = (await api.get(`/tracks/${raced.plan.id}`)).body.data;
     assert.deepEqual([plan.balance, plan.amountPaid, plan.status], [0, 30_000, 'completed']);
     assert.equal((await api.get(`/tracks/${raced.plan.id}/payments`)).body.data.items.length, 1);

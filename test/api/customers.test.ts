@@ -37,6 +37,7 @@ describe('POST /customers', () => {
       metadata: { branch: 'Ikeja' },
       status: 'active',
       archivedAt: null,
+      balances: [],
     });
     assert.match(createdAt, ISO_UTC);
     assert.equal(updatedAt, createdAt);

@@ -23,7 +23,8 @@ async function seed(api: Client) {
   const customer = await newCustomer(api, { name: 'Owner Only', email: 'owner@example.com' });
   const track = await newTrack(api, { customerId: customer.id, amount: 20_000 });
   const payment = await newPayment(api, track.id, { amount: 2_000, reference: 'BANK-REF-1' });
-  return { customer, track, payment };
+  // As it now reads, with what it owes.
+  return { customer: (await api.get(`/customers/${customer.id}`)).body.data, track, payment };
 }
 
 /** Every id on every list the client can see, walking all pages. */

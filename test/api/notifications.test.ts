@@ -8,6 +8,7 @@ import { buildTestApp, type TestApp, withCharge } from '../helpers/app.js';
 import { cliEnv, cliJson } from '../helpers/cli.js';
 import { consent } from '../helpers/consent.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
+import { notification, notify } from '../helpers/providers.js';
 
 const NOW = '2028-01-20T12:00:00.000Z';
 
@@ -60,28 +61,8 @@ async function chargeInFlight(api: Client, workspaceId: string) {
   return { setting, plan, attempt };
 }
 
-function send(settingId: string, secret: string, body: Record<string, unknown>, signature?: string) {
-  const raw = JSON.stringify(body);
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/v1/provider-notifications/${settingId}`,
-    headers: {
-      'content-type': 'application/json',
-      'x-provider-signature': signature ?? createHmac('sha256', secret).update(raw).digest('hex'),
-    },
-    payload: raw,
-  });
-}
-
-const notification = (reference: string, overrides: Record<string, unknown> = {}) => ({
-  id: `ntf_${Math.random().toString(36).slice(2)}`,
-  type: 'charge.succeeded',
-  reference,
-  amount: 20_000,
-  currency: 'NGN',
-  occurred_at: '2028-01-25T00:00:05Z',
-  ...overrides,
-});
+const send = (settingId: string, secret: string, body: Record<string, unknown>, signature?: string) =>
+  notify(t, { id: settingId, notification_secret: secret }, body, signature);
 
 describe('POST /provider-notifications/{settingId}', () => {
   test('delivered three times at once, a charge.succeeded records one payment; the replays say so', async () => {
@@ -149,13 +130,27 @@ describe('POST /provider-notifications/{settingId}', () => {
     assert.match(answered.failure_message, /R01/);
     assert.equal(answered.no_retry_reason, 'not_retryable');
 
+    // Money to an account this workspace does not know is still money: recorded, unapplied, without a customer.
     const transfer = await send(
       setting.id,
       setting.notification_secret,
       notification('0123456789', { type: 'transfer.received' }),
     );
     assert.equal(transfer.statusCode, 200);
-    assert.equal(JSON.parse(transfer.body).data.outcome, 'unmatched');
+    const stray = JSON.parse(transfer.body).data;
+    assert.deepEqual([stray.outcome, stray.reason], ['unapplied', 'unknown_reference']);
+    const strayPayment = (await api.get(`/payments/${stray.payment_id}`)).body.data;
+    assert.deepEqual(
+      [strayPayment.trackId, strayPayment.customerId, strayPayment.amount, strayPayment.unapplied],
+      [null, null, 20_000, true],
+    );
+    // A failure for an attempt nobody knows moves no money: unmatched.
+    const strayFailure = await send(
+      setting.id,
+      setting.notification_secret,
+      notification('att_01JD7ZE5F6G7H8J9K0M1N2P3Q4', { type: 'charge.failed' }),
+    );
+    assert.equal(JSON.parse(strayFailure.body).data.outcome, 'unmatched');
 
     const unknownSetting = await send(
       'prv_01JD7ZE5F6G7H8J9K0M1N2P3Q4',
@@ -169,17 +164,23 @@ describe('POST /provider-notifications/{settingId}', () => {
     });
     assert.equal(missing.statusCode, 422);
     assert.ok(JSON.parse(missing.body).error.details.fields.reference);
-    const notJson = await t.app.inject({
-      method: 'POST',
-      url: `/api/v1/provider-notifications/${setting.id}`,
-      headers: { 'content-type': 'application/json', 'x-provider-signature': 'a'.repeat(64) },
-      payload: '{"id":',
-    });
-    assert.equal(notJson.statusCode, 400);
-    assert.equal(JSON.parse(notJson.body).error.code, 'invalid_json');
+    const notJson = (signature: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/provider-notifications/${setting.id}`,
+        headers: { 'content-type': 'application/json', 'x-provider-signature': signature },
+        payload: '{"id":',
+      });
+    const unsignedNotJson = await notJson('a'.repeat(64));
+    assert.equal(unsignedNotJson.statusCode, 401);
+    const signedNotJson = await notJson(
+      createHmac('sha256', setting.notification_secret).update('{"id":').digest('hex'),
+    );
+    assert.equal(signedNotJson.statusCode, 400);
+    assert.equal(JSON.parse(signedNotJson.body).error.code, 'invalid_json');
   });
 
-  test('gatewayB schedules get a virtual account; a transfer to it is a payment, once, and what the plan cannot take is refused', async () => {
+  test('gatewayB schedules get a virtual account; a transfer to it is a payment, once, and what the plan cannot take is recorded as credit', async () => {
     const { api, workspaceId } = await newWorkspace(t);
     const env = cliEnv(t.database);
     const gatewayB = await cliJson(
@@ -240,26 +241,34 @@ describe('POST /provider-notifications/{settingId}', () => {
     assert.equal(payments[0].paidAt, '2028-01-25T00:00:05.000Z');
     assert.equal(payments[0].allocations[0].amount, 20_000);
 
-    const tooMuch = await send(
-      gatewayB.id,
-      gatewayB.notification_secret,
-      notification(account.number, { type: 'transfer.received', amount: 40_000 }),
-    );
-    assert.equal(JSON.parse(tooMuch.body).data.outcome, 'refused');
-    assert.match(JSON.parse(tooMuch.body).data.reason, /more than the plan's remaining balance/);
     const dollars = await send(
       gatewayB.id,
       gatewayB.notification_secret,
       notification(account.number, { type: 'transfer.received', currency: 'USD' }),
     );
-    assert.equal(JSON.parse(dollars.body).data.outcome, 'refused');
+    assert.deepEqual(
+      [JSON.parse(dollars.body).data.outcome, JSON.parse(dollars.body).data.reason],
+      ['unapplied', 'currency_mismatch'],
+    );
     const wrongProvider = await send(
       gatewayA.id,
       gatewayA.notification_secret,
       notification(account.number, { type: 'transfer.received' }),
     );
-    assert.equal(JSON.parse(wrongProvider.body).data.outcome, 'unmatched');
+    assert.deepEqual(
+      [JSON.parse(wrongProvider.body).data.outcome, JSON.parse(wrongProvider.body).data.reason],
+      ['unapplied', 'unknown_reference'],
+    );
     assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 30_000);
+    // More than the balance: the plan takes its balance, the excess is the customer's credit.
+    const tooMuch = await send(
+      gatewayB.id,
+      gatewayB.notification_secret,
+      notification(account.number, { type: 'transfer.received', amount: 40_000 }),
+    );
+    assert.equal(JSON.parse(tooMuch.body).data.outcome, 'recorded');
+    assert.match(JSON.parse(tooMuch.body).data.reason, /overpayment: 10000 more than was owed/);
+    assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 0);
   });
 
   test('gatewayA checkout: a due obligation gets a checkout page whose pay button pays it once; checkout.completed counts once', async () => {
@@ -332,21 +341,21 @@ describe('POST /provider-notifications/{settingId}', () => {
 
     await api.post('/account/test-clock/advance', { to: '2028-02-25T00:00:00Z' });
     const checkoutId = new URL((await obligations())[1].checkout_url).pathname.split('/').pop() as string;
-    // More than the plan owes is refused, and the checkout stays open.
-    const tooMuch = await send(
+    // Part of what it owes: recorded, and the checkout stays open for the rest.
+    const part = await send(
       gatewayA.id,
       gatewayA.notification_secret,
-      notification(checkoutId, { type: 'checkout.completed', amount: 90_000 }),
+      notification(checkoutId, { type: 'checkout.completed', amount: 5_000 }),
     );
-    assert.equal(JSON.parse(tooMuch.body).data.outcome, 'refused');
+    assert.equal(JSON.parse(part.body).data.outcome, 'recorded');
     assert.match(
       (await t.app.inject({ method: 'GET', url: new URL((await obligations())[1].checkout_url).pathname }))
         .body,
-      /<button/,
+      /<button[^>]*>Pay ₦150\.00<\/button>/,
     );
     const completed = notification(checkoutId, {
       type: 'checkout.completed',
-      amount: 20_000,
+      amount: 15_000,
       occurred_at: '2028-02-25T00:00:05Z',
     });
     const receipts = await Promise.all(
@@ -361,9 +370,13 @@ describe('POST /provider-notifications/{settingId}', () => {
       gatewayA.notification_secret,
       notification(checkoutId, { type: 'checkout.completed' }),
     );
-    assert.equal(JSON.parse(again.body).data.outcome, 'already_recorded');
+    // Another report of money for a checkout already paid is more money: the plan is paid off, so it is credit.
+    assert.deepEqual(
+      [JSON.parse(again.body).data.outcome, JSON.parse(again.body).data.reason],
+      ['unapplied', 'plan_closed'],
+    );
     payments = (await api.get(`/tracks/${plan.id}/payments`)).body.data.items;
-    assert.equal(payments.length, 2);
+    assert.equal(payments.length, 3);
     assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 0);
     assert.equal((await api.get(`/collection-schedules/${schedule.id}`)).body.data.status, 'completed');
   });

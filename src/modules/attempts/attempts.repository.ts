@@ -39,6 +39,16 @@ export function updateIn(
     .executeTakeFirst();
 }
 
+/** Cancels the attempts of an obligation not charged yet (its retries): it was collected meanwhile. */
+export function cancelPendingOfObligation(db: DbOrTrx, obligationId: string, now: string) {
+  return db
+    .updateTable('attempts')
+    .set({ status: 'cancelled', blocked_reason: null, updated_at: now })
+    .where('obligation_id', '=', obligationId)
+    .where('status', 'in', ['scheduled', 'blocked'])
+    .execute();
+}
+
 export function list(
   db: DbOrTrx,
   tenant: TenantRef,

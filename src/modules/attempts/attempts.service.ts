@@ -9,8 +9,8 @@ import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { ChargeResult } from '../../ports/payment-providers.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import * as mandates from '../mandates/mandates.repository.js';
+import { type Destination, receiveProviderMoney } from '../payments/payments.receive.js';
 import type { Payment } from '../payments/payments.schemas.js';
-import { applyPayment, applyPaymentWithoutPlan } from '../payments/payments.service.js';
 import { checkoutLinkFor, saveCheckout } from '../providers/checkout.service.js';
 import { isApproved } from '../providers/providers.service.js';
 import * as obligations from '../schedules/obligations.repository.js';
@@ -19,7 +19,7 @@ import { OPEN_OBLIGATION } from '../schedules/schedules.table.js';
 import * as tracks from '../tracks/tracks.repository.js';
 import * as repo from './attempts.repository.js';
 import type { Attempt, AttemptListQuery } from './attempts.schemas.js';
-import type { AttemptsTable, BlockedReason } from './attempts.table.js';
+import type { AttemptStatus, AttemptsTable, BlockedReason } from './attempts.table.js';
 
 const DAY_MS = 86_400_000;
 /** Retries of a retryable failure, in days after the first failure: four tries in all. */
@@ -221,10 +221,9 @@ async function ledgerEntry(
 }
 
 /**
- * The payment of a successful charge, through the money core: on the obligation's plan; for a schedule without a
- * plan, a payment without one that pays the obligation; and when the plan refuses the money (paid off or
- * archived since the charge began), a payment without a plan, unallocated, that says why: collected money is
- * always on the books.
+ * The payment of a successful charge, recorded as all money a provider reports is (`receiveProviderMoney`): for
+ * the obligation it was collected for first, on its plan (or its schedule without one); what the plan cannot take
+ * (paid off or archived since the charge began) is the customer's credit. Collected money is always on the books.
  */
 async function collected(
   trx: Trx,
@@ -234,63 +233,52 @@ async function collected(
   now: string,
 ): Promise<Payment> {
   const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
-  if (!obligation) throw new Error(`attempt ${attempt.id}: its obligation is gone`);
-  const metadata = { attemptId: attempt.id, providerReference };
-  const base = {
-    amount: attempt.amount,
-    currency: attempt.currency,
-    method: 'direct_debit',
-    paidAt: now,
-    source: 'provider',
-  } as const;
-  if (obligation.track_id === null) {
-    const mandate = attempt.mandate_id ? await mandates.findById(trx, tenant, attempt.mandate_id) : undefined;
-    if (!mandate) throw new Error(`attempt ${attempt.id}: its mandate is gone`);
-    return applyPaymentWithoutPlan(trx, tenant, {
-      ...base,
-      customerId: mandate.payer_id,
-      metadata,
-      obligation,
-    });
-  }
-  const outcome = await applyPayment(trx, tenant, {
-    ...base,
-    trackId: obligation.track_id,
-    reference: null,
-    metadata,
-  });
-  if (outcome.ok) return outcome.payment;
-  const track = await tracks.findById(trx, tenant, obligation.track_id);
-  if (!track) throw new Error(`attempt ${attempt.id}: its plan is gone`);
-  return applyPaymentWithoutPlan(trx, tenant, {
-    ...base,
-    customerId: track.customer_id,
-    metadata: {
-      ...metadata,
-      planId: track.id,
-      unapplied: `The plan refused this collection: ${outcome.refusal.message}`.slice(0, 500),
+  const mandate = attempt.mandate_id ? await mandates.findById(trx, tenant, attempt.mandate_id) : undefined;
+  const destination: Destination = !obligation
+    ? null
+    : obligation.track_id
+      ? { trackId: obligation.track_id, obligationId: obligation.id }
+      : {
+          scheduleId: obligation.schedule_id,
+          obligationId: obligation.id,
+          customerId: mandate?.payer_id ?? null,
+        };
+  const received = await receiveProviderMoney(
+    trx,
+    tenant,
+    {
+      amount: attempt.amount,
+      currency: attempt.currency,
+      method: 'direct_debit',
+      paidAt: now,
+      reference: null,
+      metadata: { attemptId: attempt.id, providerReference },
     },
-    obligation: null,
-  });
+    destination,
+  );
+  return received.payment;
 }
 
 /**
- * Records what the provider answered for a processing attempt, in the caller's transaction: the payment through
- * the money core, or the failure and its retry. Returns the attempt as recorded. Throws `AttemptAnswered` when
- * it was no longer processing (its answer was recorded meanwhile), so that the caller's transaction, payment
- * included, rolls back.
+ * Records what the provider answered for an attempt, in the caller's transaction: the payment through the money
+ * core, or the failure and its retry. `from` is the state the attempt must still be in: processing, as a rule; a
+ * provider's late success may answer an attempt in any state but succeeded (it failed on a timeout, say): its
+ * payment is recorded and the retries still pending for its obligation are cancelled, so it is not charged
+ * again. Returns the attempt as recorded. Throws `AttemptAnswered` when it was no longer in `from` (its answer
+ * was recorded meanwhile), so that the caller's transaction, payment included, rolls back.
  */
 export async function recordOutcome(
   trx: Trx,
   tenant: Tenant,
   attempt: AttemptsTable,
   result: ChargeResult,
+  from: readonly AttemptStatus[] = ['processing'],
 ): Promise<AttemptsTable> {
   {
     const now = tenant.clock.now().toISOString();
     if (result.status === 'succeeded') {
       const payment = await collected(trx, tenant, attempt, result.providerReference, now);
-      const done = await repo.updateIn(trx, attempt.id, ['processing'], {
+      const done = await repo.updateIn(trx, attempt.id, from, {
         status: 'succeeded',
         payment_id: payment.id,
         failure_message: null,
@@ -298,8 +286,9 @@ export async function recordOutcome(
         updated_at: now,
       });
       if (!done) throw new AttemptAnswered();
+      await repo.cancelPendingOfObligation(trx, done.obligation_id, now);
       await ledgerEntry(trx, tenant, done, 'collection.succeeded');
-      await recordEvent(trx, tenant, 'attempt.succeeded', toApi(done));
+      await recordEvent(trx, tenant, 'attempt.succeeded', toApi(done), { status: attempt.status });
       return done;
     }
     const firstFailedAt = attempt.first_failed_at ?? now;
@@ -308,7 +297,7 @@ export async function recordOutcome(
       result.retryable && retryDays !== undefined
         ? new Date(Date.parse(firstFailedAt) + retryDays * DAY_MS).toISOString()
         : null;
-    const failed = await repo.updateIn(trx, attempt.id, ['processing'], {
+    const failed = await repo.updateIn(trx, attempt.id, from, {
       status: 'failed',
       first_failed_at: firstFailedAt,
       failure_code: result.code,

@@ -53,6 +53,25 @@ export type CustomerUpdate = Static<typeof CustomerUpdate>;
 
 export const CustomerStatus = Type.Enum(['active', 'archived']);
 
+export const CustomerBalance = Type.Object(
+  {
+    currency: Type.String(),
+    outstanding: Type.Integer({
+      description: "What the customer's plans not archived still owe (their balances).",
+    }),
+    overdue: Type.Integer({
+      description:
+        'The part of outstanding that is overdue: per plan, what its overdue obligations still ask, or its whole balance once its dueDate has passed.',
+    }),
+    credit: Type.Integer({
+      description:
+        "The customer's credit: unapplied payments (money a provider reported that no plan took: an overpayment's excess, money for a closed plan or in another currency). Apply it with POST /payments/{id}/apply, or refund it.",
+    }),
+  },
+  { title: 'CustomerBalance' },
+);
+export type CustomerBalance = Static<typeof CustomerBalance>;
+
 export const Customer = Type.Object(
   {
     id: Type.String(),
@@ -65,6 +84,9 @@ export const Customer = Type.Object(
     createdAt: Instant,
     updatedAt: Instant,
     archivedAt: Nullable(Instant),
+    balances: Type.Array(CustomerBalance, {
+      description: 'Per currency the customer owes or holds money in, by currency code; empty when none.',
+    }),
   },
   {
     title: 'Customer',
@@ -80,6 +102,7 @@ export const Customer = Type.Object(
         createdAt: '2026-11-02T09:15:00.000Z',
         updatedAt: '2026-11-02T09:15:00.000Z',
         archivedAt: null,
+        balances: [{ currency: 'NGN', outstanding: 22500000, overdue: 7500000, credit: 0 }],
       },
     ],
   },

@@ -8,11 +8,12 @@ import { newId } from '../../lib/ids.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import { toE164 } from '../../lib/phone.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { balancesOf } from './customers.balances.js';
 import * as repo from './customers.repository.js';
 import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './customers.schemas.js';
 import type { CustomersTable } from './customers.table.js';
 
-export function toApi(row: CustomersTable): Customer {
+export function toApi(row: CustomersTable, balances: Customer['balances'] = []): Customer {
   return {
     id: row.id,
     name: row.name,
@@ -24,7 +25,13 @@ export function toApi(row: CustomersTable): Customer {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     archivedAt: row.archived_at,
+    balances,
   };
+}
+
+/** The customer as the API shows it, with what it owes and holds as of now. */
+async function withBalances(db: DbOrTrx, tenant: Tenant, row: CustomersTable): Promise<Customer> {
+  return toApi(row, (await balancesOf(db, tenant, [row.id])).get(row.id) ?? []);
 }
 
 function normalisePhone(phone: string): string {
@@ -71,7 +78,7 @@ export async function getCustomerRow(db: DbOrTrx, tenant: TenantRef, id: string,
 }
 
 export async function getCustomer(ctx: AppContext, tenant: Tenant, id: string): Promise<Customer> {
-  return toApi(await getCustomerRow(ctx.db, tenant, id));
+  return withBalances(ctx.db, tenant, await getCustomerRow(ctx.db, tenant, id));
 }
 
 /** Why a conditional change found no row: the customer is missing, or in a state the change does not leave. */
@@ -98,8 +105,14 @@ export async function updateCustomer(
       updated_at: tenant.clock.now().toISOString(),
     });
     if (!row || !before) return refusal(trx, tenant, id, 'update');
-    const customer = toApi(row);
-    await recordEvent(trx, tenant, 'customer.updated', customer, changedFrom(toApi(before), customer));
+    const customer = await withBalances(trx, tenant, row);
+    await recordEvent(
+      trx,
+      tenant,
+      'customer.updated',
+      customer,
+      changedFrom(toApi(before, customer.balances), customer),
+    );
     return customer;
   });
 }
@@ -113,7 +126,7 @@ export async function archiveCustomer(ctx: AppContext, tenant: Tenant, id: strin
       updated_at: now,
     });
     if (!row) return refusal(trx, tenant, id, 'archive');
-    const customer = toApi(row);
+    const customer = await withBalances(trx, tenant, row);
     await recordEvent(trx, tenant, 'customer.archived', customer);
     return customer;
   });
@@ -124,10 +137,16 @@ export async function listCustomers(
   tenant: Tenant,
   query: CustomerListQuery,
 ): Promise<Page<Customer>> {
-  return paginate(
+  const page = await paginate(
     query,
     'customer',
     (limit, afterId) => repo.list(ctx.db, ctx.dialect, tenant, { ...query, limit }, afterId),
-    toApi,
+    (row) => toApi(row),
   );
+  const balances = await balancesOf(
+    ctx.db,
+    tenant,
+    page.items.map((c) => c.id),
+  );
+  return { ...page, items: page.items.map((c) => ({ ...c, balances: balances.get(c.id) ?? [] })) };
 }

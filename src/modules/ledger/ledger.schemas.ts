@@ -7,6 +7,7 @@ export const LEDGER_ENTRY_TYPES = [
   'plan.adjusted',
   'payment.recorded',
   'payment.reversed',
+  'payment.applied',
   'obligation.created',
   'obligation.paid',
   'collection.succeeded',

@@ -6,6 +6,8 @@ import { PaymentEvent } from './payments.schemas.js';
 const events = {
   'payment.recorded': PaymentEvent,
   'payment.reversed': PaymentEvent,
+  'payment.unapplied': PaymentEvent,
+  'payment.applied': PaymentEvent,
 };
 
 declare module '../../events/catalog.js' {

@@ -1,5 +1,6 @@
+import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { batchedById } from '../../db/batched-reads.js';
-import type { DbOrTrx } from '../../db/schema.js';
+import type { Database, DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { PaymentListQuery } from './payments.schemas.js';
@@ -24,16 +25,52 @@ export function findByReferenceKey(db: DbOrTrx, tenant: TenantRef, key: string) 
     .executeTakeFirst();
 }
 
-/** Marks a recorded payment reversed; no row when it is missing or already reversed. */
+/**
+ * Marks a recorded payment reversed; no row when it is missing or not recorded. Its reference is free again: the
+ * money it stood for is no longer counted, so the same bank reference may be recorded anew.
+ */
 export function markReversed(db: DbOrTrx, tenant: TenantRef, id: string, at: string, reason: string | null) {
   return db
     .updateTable('payments')
-    .set({ status: 'reversed', reversed_at: at, reversal_reason: reason })
+    .set({ status: 'reversed', reversed_at: at, reversal_reason: reason, reference_key: null })
     .where('id', '=', id)
     .where(inTenant(tenant))
     .where('status', '=', 'recorded')
     .returningAll()
     .executeTakeFirst();
+}
+
+/** An unapplied payment, still so, put on a plan (its allocations follow); no row when it is not unapplied any more. */
+export function moveToPlan(db: DbOrTrx, tenant: TenantRef, id: string, trackId: string, customerId: string) {
+  return unapplied(db.updateTable('payments').set({ track_id: trackId, customer_id: customerId }), tenant, id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** An unapplied payment, still so, replaced by its parts; its reference goes to the first. No row when it is not unapplied any more. */
+export function markSplit(db: DbOrTrx, tenant: TenantRef, id: string, parts: readonly string[]) {
+  return unapplied(
+    db
+      .updateTable('payments')
+      .set({ status: 'split', reference_key: null, split_into: JSON.stringify(parts) }),
+    tenant,
+    id,
+  )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+function unapplied<QB extends UpdateQueryBuilder<Database, 'payments', 'payments', UpdateResult>>(
+  qb: QB,
+  tenant: TenantRef,
+  id: string,
+): QB {
+  return qb
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .where('status', '=', 'recorded')
+    .where('track_id', 'is', null)
+    .where('unapplied_reason', 'is not', null) as QB;
 }
 
 /** The payment's allocations as they now are (a reversal marks them undone). */
@@ -56,6 +93,20 @@ export function list(
   if (query.trackId) q = q.where('track_id', '=', query.trackId);
   if (query.customerId) q = q.where('customer_id', '=', query.customerId);
   if (query.method) q = q.where('method', '=', query.method);
+  if (query.status) q = q.where('status', '=', query.status);
+  if (query.unapplied === true)
+    q = q
+      .where('unapplied_reason', 'is not', null)
+      .where('status', '=', 'recorded')
+      .where('track_id', 'is', null);
+  if (query.unapplied === false)
+    q = q.where((eb) =>
+      eb.or([
+        eb('unapplied_reason', 'is', null),
+        eb('status', '<>', 'recorded'),
+        eb('track_id', 'is not', null),
+      ]),
+    );
   if (query.from) q = q.where('paid_at', '>=', query.from);
   if (query.to) q = q.where('paid_at', '<', query.to);
   return q.$call(newestFirst(afterId, query.limit)).execute();

@@ -3,7 +3,13 @@ import type { AppContext } from '../../context.js';
 import { requireAuth } from '../../http/auth.js';
 import { IdParams, ListOf, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
-import { Payment, PaymentCreate, PaymentListQuery, PaymentReverse } from './payments.schemas.js';
+import {
+  Payment,
+  PaymentApply,
+  PaymentCreate,
+  PaymentListQuery,
+  PaymentReverse,
+} from './payments.schemas.js';
 import * as service from './payments.service.js';
 
 const tags = ['Payments'];
@@ -76,5 +82,35 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     },
     async (request) =>
       ok(request, await service.reversePayment(ctx, requireAuth(request), request.params.id, request.body)),
+  );
+
+  app.post(
+    '/payments/:id/apply',
+    {
+      schema: {
+        operationId: 'applyPayment',
+        'x-errors': ['not_found', 'invalid_state'],
+        tags,
+        summary: 'Apply an unapplied payment to a plan',
+        description:
+          "Money a provider reports is always recorded; what no plan took (an overpayment's excess, money for a " +
+          'completed or archived plan, in another currency, or with a reference that matches nothing) is an ' +
+          "unapplied payment: the customer's credit (`balances[].credit` on the customer; `GET /payments?unapplied=true`). " +
+          "This applies it to an active plan of the same customer and currency: the plan's balance drops and its " +
+          'obligations are paid oldest first, as by any payment (ledger entries and event `payment.applied`). When ' +
+          "it is more than the plan's balance, the plan takes its balance and the rest stays the customer's " +
+          'credit: the payment becomes `split` into those two parts (`splitInto`), and the answer is the part on ' +
+          'the plan. A payment that is not unapplied is 409 invalid_state; a plan of another customer or ' +
+          'currency is 422 naming trackId. To give the money back instead, reverse it.',
+        params: IdParams,
+        body: PaymentApply,
+        response: responses(200, Payment),
+      },
+    },
+    async (request) =>
+      ok(
+        request,
+        await service.applyPaymentToPlan(ctx, requireAuth(request), request.params.id, request.body),
+      ),
   );
 };

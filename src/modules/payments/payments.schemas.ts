@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { PaginationQuery } from '../../http/envelope.js';
 import { Amount, Instant, Metadata, Nullable } from '../shared.schemas.js';
+import { UNAPPLIED_REASONS } from './payments.table.js';
 
 export const PAYMENT_METHODS = [
   'cash',
@@ -70,6 +71,10 @@ const paymentExample = {
   reversalReason: null,
   allocations: [{ obligationId: 'obl_01JD7ZA1B2C3D4E5F6G7H8J9K1', amount: 7500000, reversedAt: null }],
   unallocatedAmount: 0,
+  unapplied: false,
+  unappliedReason: null,
+  splitFrom: null,
+  splitInto: [],
 };
 
 const PaymentAllocation = Type.Object(
@@ -90,15 +95,21 @@ export const Payment = Type.Object(
     trackId: Nullable(
       Type.String({
         description:
-          'The plan paid into. Null only for money a provider collected that no plan takes: a collection for a schedule without a plan, or one its plan refused (paid off or archived meanwhile; then unallocated, for the business to refund or apply).',
+          'The plan paid into. Null only for money a provider reported that no plan took: a collection for a schedule without a plan, or an unapplied payment (see `unapplied`).',
       }),
     ),
-    customerId: Type.String(),
+    customerId: Nullable(
+      Type.String({
+        description:
+          'The customer who paid. Null only for an unapplied payment whose reference matched nothing here (`unknown_reference`).',
+      }),
+    ),
     amount: Type.Integer(),
     currency: Type.String(),
     method: PaymentMethod,
-    status: Type.Enum(['recorded', 'reversed'], {
-      description: 'recorded, or reversed by POST /payments/{id}/reverse (the plan balance went back up)',
+    status: Type.Enum(['recorded', 'reversed', 'split'], {
+      description:
+        'recorded; reversed by POST /payments/{id}/reverse (the plan balance went back up); split: an unapplied payment applied to a plan in part, replaced by its two parts (`splitInto`: the part the plan took and the credit left), which count instead of it.',
     }),
     paidAt: Instant,
     reference: Nullable(Type.String()),
@@ -115,7 +126,26 @@ export const Payment = Type.Object(
     }),
     unallocatedAmount: Type.Integer({
       description:
-        'The part of the amount no open obligation took (0 after a reversal too: nothing is allocated then).',
+        'The part of the amount no open obligation took (0 once reversed or split: nothing is allocated then).',
+    }),
+    unapplied: Type.Boolean({
+      description:
+        "true while the payment is money a provider reported that no plan took: the customer's credit, shown in the customer's `balances[].credit`, for the business to apply (POST /payments/{id}/apply) or refund (POST /payments/{id}/reverse). Money a provider reports is never refused and never dropped.",
+    }),
+    unappliedReason: Nullable(
+      Type.Enum(UNAPPLIED_REASONS, {
+        description:
+          "Why no plan took it: overpayment (the excess over the plan's balance; the part the balance took is the payment in `splitFrom`), plan_closed (the plan was completed or archived), currency_mismatch (another currency than the plan's), unknown_reference (the account, checkout or attempt named matches nothing). Kept after it is applied.",
+      }),
+    ),
+    splitFrom: Nullable(
+      Type.String({
+        description:
+          'The payment this one was split from: for an overpayment, the payment that paid the plan its balance; for a part of an unapplied payment applied in part, that payment.',
+      }),
+    ),
+    splitInto: Type.Array(Type.String(), {
+      description: 'A split payment: its two parts, the one on the plan first, then the credit left.',
     }),
   },
   {
@@ -155,12 +185,33 @@ export const PaymentReverse = Type.Object(
 );
 export type PaymentReverse = Static<typeof PaymentReverse>;
 
+export const PaymentApply = Type.Object(
+  {
+    trackId: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "The plan to apply it to: an active plan of the payment's customer (any customer's, when the payment has none) in the payment's currency.",
+    }),
+  },
+  {
+    title: 'PaymentApply',
+    examples: [{ trackId: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C' }],
+    additionalProperties: false,
+  },
+);
+export type PaymentApply = Static<typeof PaymentApply>;
+
 export const PaymentListQuery = Type.Object(
   {
     ...PaginationQuery,
     trackId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     method: Type.Optional(PaymentMethod),
+    status: Type.Optional(Type.Enum(['recorded', 'reversed', 'split'])),
+    unapplied: Type.Optional(
+      Type.Boolean({ description: 'true: only unapplied payments (credit); false: only the others.' }),
+    ),
     from: Type.Optional(Type.String({ format: 'date-time', description: 'paidAt at or after' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'paidAt before' })),
   },

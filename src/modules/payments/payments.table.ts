@@ -1,6 +1,19 @@
 import type { Mode } from '../../lib/tenant.js';
 
-export type PaymentStatus = 'recorded' | 'reversed';
+/** `split`: an unapplied payment applied to a plan in part, replaced by its two parts (`split_into`). */
+export type PaymentStatus = 'recorded' | 'reversed' | 'split';
+
+/**
+ * Why money a provider reported was not applied to a plan: more than the plan's balance (the excess), the plan
+ * completed or archived, another currency, or a reference this workspace does not know.
+ */
+export const UNAPPLIED_REASONS = [
+  'overpayment',
+  'plan_closed',
+  'currency_mismatch',
+  'unknown_reference',
+] as const;
+export type UnappliedReason = (typeof UNAPPLIED_REASONS)[number];
 
 /** Where a payment came from: recorded through the API, or reported by a payment provider. */
 export type PaymentSource = 'api' | 'provider';
@@ -10,9 +23,10 @@ export interface PaymentsTable {
   id: string;
   workspace_id: string;
   mode: Mode;
-  /** Null for a payment collected for a schedule without a plan. */
+  /** Null for a payment collected for a schedule without a plan, and for an unapplied one. */
   track_id: string | null;
-  customer_id: string;
+  /** Null only for an unapplied payment whose reference matched nothing (`unknown_reference`). */
+  customer_id: string | null;
   amount: number;
   currency: string;
   method: string;
@@ -29,6 +43,12 @@ export interface PaymentsTable {
   reversal_reason: string | null;
   /** JSON array of `PaymentAllocation`: the obligations it paid, oldest due date first. */
   allocations: string;
+  /** Set while the payment is the customer's credit, waiting to be applied or refunded. */
+  unapplied_reason: UnappliedReason | null;
+  /** The payment this one was split from: the one whose excess it is, or the unapplied one it is a part of. */
+  split_from: string | null;
+  /** A split payment's parts, as a JSON array of ids; null otherwise. */
+  split_into: string | null;
 }
 
 /** A part of a payment that paid an obligation, as the payment keeps it; marked (never removed) when undone. */

@@ -17,6 +17,17 @@ function send(reply: FastifyReply, status: number, title: string, body: string) 
 const notFound = (reply: FastifyReply) =>
   send(reply, 404, 'Checkout not found', '<p>This checkout link is not valid.</p>');
 
+const alreadyPaid = (reply: FastifyReply, business: string) =>
+  send(reply, 200, 'Already paid', `<p>This payment to ${escapeHtml(business)} is done.</p>`);
+
+const noLongerDue = (reply: FastifyReply, business: string) =>
+  send(
+    reply,
+    410,
+    'No longer due',
+    `<p>${escapeHtml(business)} no longer asks for this payment, so it cannot be paid here and nothing was paid. Contact them if you think you owe it.</p>`,
+  );
+
 /**
  * Test mode's checkout page, standing in for the provider's hosted one: it shows what is due and a pay button
  * that completes the payment as the provider's notification would. Live checkouts are the provider's pages.
@@ -52,8 +63,8 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   app.get<{ Params: { id: string } }>('/:id', { schema: { hide: true } }, async (request, reply) => {
     const view = CHECKOUT.test(request.params.id) ? await showCheckout(ctx, request.params.id) : undefined;
     if (!view) return notFound(reply);
-    if (view.paid)
-      return send(reply, 200, 'Already paid', `<p>This payment to ${escapeHtml(view.business)} is done.</p>`);
+    if (view.state === 'paid') return alreadyPaid(reply, view.business);
+    if (view.state === 'closed') return noLongerDue(reply, view.business);
     return send(
       reply,
       200,
@@ -69,17 +80,13 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     if (isCrossSitePost(request.headers, ctx.config.publicUrl)) {
       return send(reply, 403, 'Not paid', '<p>This payment must be made from its own page.</p>');
     }
-    const handled = await payCheckout(ctx, request.params.id);
-    if (!handled) return notFound(reply);
-    if (handled.outcome === 'recorded')
-      return send(reply, 200, 'Paid', '<p>Thank you: the payment is recorded.</p>');
-    if (handled.outcome === 'already_recorded')
-      return send(reply, 200, 'Already paid', '<p>This payment was made before.</p>');
-    return send(
-      reply,
-      409,
-      'Not paid',
-      `<p>${escapeHtml(handled.reason ?? 'This payment cannot be taken.')}</p>`,
-    );
+    const paid = await payCheckout(ctx, request.params.id);
+    if (!paid) return notFound(reply);
+    if (paid.handled) return send(reply, 200, 'Paid', '<p>Thank you: the payment is recorded.</p>');
+    if (paid.state === 'closed') {
+      const view = await showCheckout(ctx, request.params.id);
+      return noLongerDue(reply, view?.business ?? 'The business');
+    }
+    return send(reply, 200, 'Already paid', '<p>This payment was made before.</p>');
   });
 };

@@ -1,15 +1,16 @@
+import { sql } from 'kysely';
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import type { Tenant } from '../../lib/tenant.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { Ports } from '../../ports/ports.js';
-import { applyPayment } from '../payments/payments.service.js';
+import { type Destination, type Received, receiveProviderMoney } from '../payments/payments.receive.js';
 import { type ObligationsTable, OPEN_OBLIGATION, RAIL_PROVIDER } from '../schedules/schedules.table.js';
 import type { NotificationOutcome } from './providers.table.js';
 
-/** What became of money reported for a checkout or a transfer. */
+/** What became of money reported for a checkout, a transfer or a charge. */
 export interface Handled {
   outcome: NotificationOutcome;
   paymentId: string | null;
@@ -45,60 +46,80 @@ export async function saveCheckout(
     .execute();
 }
 
-function findByCheckout(db: DbOrTrx, checkoutId: string) {
-  return db.selectFrom('obligations').selectAll().where('checkout_id', '=', checkoutId).executeTakeFirst();
+function findByCheckout(db: DbOrTrx, tenant: TenantRef, checkoutId: string) {
+  return db
+    .selectFrom('obligations')
+    .selectAll()
+    .where(inTenant(tenant))
+    .where('checkout_id', '=', checkoutId)
+    .executeTakeFirst();
+}
+
+/** What became of money a provider reported, as a notification's receipt says it. */
+export function handledOf(received: Received): Handled {
+  const { payment, credit } = received;
+  if (!received.recorded) return { outcome: 'already_recorded', paymentId: payment.id, reason: null };
+  if (payment.unapplied) {
+    return { outcome: 'unapplied', paymentId: payment.id, reason: payment.unappliedReason };
+  }
+  return {
+    outcome: 'recorded',
+    paymentId: payment.id,
+    reason: credit
+      ? `overpayment: ${credit.amount} more than was owed is the customer's credit, payment ${credit.id}`
+      : null,
+  };
 }
 
 /**
- * A checkout paid: the payment (what it still owed, or the amount the provider reports) on the obligation's plan,
- * through the money core, once: the checkout is marked completed in the same transaction.
+ * Money a provider reports for a checkout: recorded as all such money is (`receiveProviderMoney`), for the
+ * checkout's obligation first. The checkout is done only once its obligation is paid in full; a part payment
+ * leaves it usable for the rest. A checkout id this workspace does not know is still money: unapplied.
  */
-export async function completeCheckout(
+export async function checkoutPaid(
   trx: Trx,
   tenant: Tenant,
   checkoutId: string,
-  paid: { provider: string; amount?: number; paidAt: string; reference: string },
+  paid: { provider: string; amount: number; currency: string; paidAt: string; reference: string | null },
 ): Promise<Handled> {
-  if (paid.provider !== CHECKOUT_PROVIDER) return { outcome: 'unmatched', paymentId: null, reason: null };
-  const completed = await trx
-    .updateTable('obligations')
-    .set({ checkout_completed_at: tenant.clock.now().toISOString() })
-    .where(inTenant(tenant))
-    .where('checkout_id', '=', checkoutId)
-    .where('checkout_completed_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
-  if (!completed) {
-    const known = await trx
-      .selectFrom('obligations')
-      .select('id')
-      .where(inTenant(tenant))
-      .where('checkout_id', '=', checkoutId)
-      .executeTakeFirst();
-    return { outcome: known ? 'already_recorded' : 'unmatched', paymentId: null, reason: null };
-  }
-  const amount = paid.amount ?? completed.amount - completed.amount_paid;
-  // Refused money leaves the checkout open: it was not paid.
-  const refused = async (reason: string): Promise<Handled> => {
+  const obligation =
+    paid.provider === CHECKOUT_PROVIDER ? await findByCheckout(trx, tenant, checkoutId) : undefined;
+  const destination: Destination = !obligation
+    ? null
+    : obligation.track_id
+      ? { trackId: obligation.track_id, obligationId: obligation.id }
+      : { scheduleId: obligation.schedule_id, obligationId: obligation.id, customerId: null };
+  const received = await receiveProviderMoney(
+    trx,
+    tenant,
+    {
+      amount: paid.amount,
+      currency: paid.currency,
+      method: 'gateway_checkout',
+      paidAt: paid.paidAt,
+      reference: paid.reference,
+      metadata: { checkoutId },
+    },
+    destination,
+  );
+  if (obligation) {
     await trx
       .updateTable('obligations')
-      .set({ checkout_completed_at: null })
-      .where('id', '=', completed.id)
+      .set({ checkout_completed_at: tenant.clock.now().toISOString() })
+      .where('id', '=', obligation.id)
+      .where('status', '=', 'paid')
+      .where('checkout_completed_at', 'is', null)
       .execute();
-    return { outcome: 'refused', paymentId: null, reason };
-  };
-  if (!completed.track_id || amount <= 0) return refused('nothing is owed on it');
-  const payment = await applyPayment(trx, tenant, {
-    trackId: completed.track_id,
-    amount,
-    method: 'gateway_checkout',
-    paidAt: paid.paidAt,
-    reference: paid.reference,
-    source: 'provider',
-    metadata: { checkoutId },
-  });
-  if (!payment.ok) return refused(payment.refusal.message);
-  return { outcome: 'recorded', paymentId: payment.payment.id, reason: null };
+  }
+  return handledOf(received);
+}
+
+/** Whether a checkout page can still take money: its obligation open, or paid, or no longer asked for. */
+export type CheckoutState = 'open' | 'paid' | 'closed';
+
+function stateOf(obligation: ObligationsTable): CheckoutState {
+  if (OPEN_OBLIGATION.includes(obligation.status) && obligation.checkout_completed_at === null) return 'open';
+  return obligation.status === 'paid' || obligation.checkout_completed_at !== null ? 'paid' : 'closed';
 }
 
 export interface CheckoutView {
@@ -106,12 +127,16 @@ export interface CheckoutView {
   amount: number;
   currency: string;
   dueDate: string;
-  paid: boolean;
+  state: CheckoutState;
 }
 
 /** The simulated checkout behind a test-mode checkout page, and its tenant. */
 async function find(ctx: AppContext, checkoutId: string) {
-  const obligation = await findByCheckout(ctx.db, checkoutId);
+  const obligation = await ctx.db
+    .selectFrom('obligations')
+    .selectAll()
+    .where('checkout_id', '=', checkoutId)
+    .executeTakeFirst();
   if (obligation?.mode !== 'test') return undefined;
   const tenant = await loadTenant(ctx.db, ctx.clock, { workspaceId: obligation.workspace_id, mode: 'test' });
   const workspace = await ctx.db
@@ -124,7 +149,7 @@ async function find(ctx: AppContext, checkoutId: string) {
     amount: obligation.amount - obligation.amount_paid,
     currency: obligation.currency,
     dueDate: obligation.due_date,
-    paid: obligation.checkout_completed_at !== null || !OPEN_OBLIGATION.includes(obligation.status),
+    state: stateOf(obligation),
   };
   return { obligation, tenant, view };
 }
@@ -133,15 +158,38 @@ export async function showCheckout(ctx: AppContext, checkoutId: string): Promise
   return (await find(ctx, checkoutId))?.view;
 }
 
-/** The test-mode checkout page's pay button: as if the provider reported the checkout completed. */
-export async function payCheckout(ctx: AppContext, checkoutId: string): Promise<Handled | undefined> {
+/**
+ * The test-mode checkout page's pay button: as if the provider reported the checkout paid, for what its
+ * obligation still owes. Conditional on the obligation still open (its row is locked first), so a second press
+ * pays nothing; a checkout whose obligation is no longer asked for (its schedule cancelled) records nothing.
+ */
+export async function payCheckout(
+  ctx: AppContext,
+  checkoutId: string,
+): Promise<{ state: CheckoutState; handled: Handled | null } | undefined> {
   const found = await find(ctx, checkoutId);
   if (!found) return undefined;
-  return inTransaction(ctx, (trx) =>
-    completeCheckout(trx, found.tenant, checkoutId, {
+  const { tenant } = found;
+  return inTransaction(ctx, async (trx) => {
+    const open = await trx
+      .updateTable('obligations')
+      .set({ updated_at: sql`updated_at` })
+      .where('id', '=', found.obligation.id)
+      .where('status', 'in', OPEN_OBLIGATION)
+      .where('checkout_completed_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (!open) {
+      const now = await findByCheckout(trx, tenant, checkoutId);
+      return { state: now ? stateOf(now) : 'closed', handled: null };
+    }
+    const handled = await checkoutPaid(trx, tenant, checkoutId, {
       provider: CHECKOUT_PROVIDER,
-      paidAt: found.tenant.clock.now().toISOString(),
-      reference: `${CHECKOUT_PROVIDER}:${checkoutId}`,
-    }),
-  );
+      amount: open.amount - open.amount_paid,
+      currency: open.currency,
+      paidAt: tenant.clock.now().toISOString(),
+      reference: null,
+    });
+    return { state: 'paid', handled };
+  });
 }

@@ -45,10 +45,12 @@ export const NotificationReceipt = Type.Object(
     type: Type.String(),
     outcome: Type.Enum(NOTIFICATION_OUTCOMES, {
       description:
-        'recorded: it changed what it is about (a payment recorded, an attempt answered); already_recorded: that was done before (by an earlier delivery, or by the charge itself); unmatched: nothing here has that reference; refused: money arrived that its plan cannot take (more than the balance, another currency, a plan closed): the business must refund or apply it.',
+        "recorded: it changed what it is about (a payment recorded on its plan, an attempt answered; an excess over the balance is recorded too, as the customer's credit, named in `reason`); unapplied: the money is recorded as an unapplied payment (`payment_id`), its reason in `reason` (plan_closed, currency_mismatch, unknown_reference, overpayment); already_recorded: that was done before (by an earlier delivery, or by the charge itself); unmatched: a failure for an attempt this workspace does not know (no money); refused: only in replies to deliveries received by an older version, which did not record such money.",
     }),
     payment_id: Nullable(Type.String()),
-    reason: Nullable(Type.String({ description: 'Why a transfer was refused.' })),
+    reason: Nullable(
+      Type.String({ description: 'Why the money is unapplied, or the credit an overpayment left.' }),
+    ),
     replayed: Type.Boolean({ description: 'true when this notification id was received before.' }),
   },
   { title: 'NotificationReceipt' },

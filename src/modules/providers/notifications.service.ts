@@ -7,13 +7,15 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { AppError, notFound } from '../../lib/app-error.js';
 import { toInstant } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
+import type { PaymentProvider } from '../../ports/payment-providers.js';
 import type { InboundNotification, RawNotification } from '../../ports/provider-notifications.js';
 import { recordOutcome } from '../attempts/attempts.service.js';
-import { applyPayment } from '../payments/payments.service.js';
+import * as mandates from '../mandates/mandates.repository.js';
+import { type Destination, receiveProviderMoney } from '../payments/payments.receive.js';
 import { RAIL_PROVIDER } from '../schedules/schedules.table.js';
-import { completeCheckout, type Handled } from './checkout.service.js';
+import { checkoutPaid, type Handled, handledOf } from './checkout.service.js';
 import type { NotificationReceipt } from './notifications.schemas.js';
-import type { NotificationOutcome, ProviderNotificationsTable } from './providers.table.js';
+import type { ProviderNotificationsTable, ProviderSettingsTable } from './providers.table.js';
 
 function receipt(row: ProviderNotificationsTable, replayed: boolean): NotificationReceipt {
   return {
@@ -26,61 +28,148 @@ function receipt(row: ProviderNotificationsTable, replayed: boolean): Notificati
   };
 }
 
-/** A transfer to a schedule's virtual account: a payment on its plan, through the money core. */
+/** Where a transfer to a virtual account goes: the plan of the schedule that has it, or that schedule. */
+async function transferDestination(
+  trx: Trx,
+  tenant: Tenant,
+  provider: string,
+  accountNumber: string,
+): Promise<Destination> {
+  const schedule = await trx
+    .selectFrom('schedules')
+    .selectAll()
+    .where(inTenant(tenant))
+    .where('virtual_account_number', '=', accountNumber)
+    .executeTakeFirst();
+  if (!schedule || RAIL_PROVIDER[schedule.collection_method] !== provider) return null;
+  if (schedule.track_id) return { trackId: schedule.track_id };
+  const mandate = await mandates.forCollection(trx, tenant, schedule.id);
+  return { scheduleId: schedule.id, customerId: mandate?.payer_id ?? null };
+}
+
+/** A transfer to a schedule's virtual account: recorded as all money a provider reports is. */
 async function transferReceived(
   trx: Trx,
   tenant: Tenant,
   provider: string,
   notification: InboundNotification,
 ): Promise<Handled> {
-  const schedule = await trx
-    .selectFrom('schedules')
-    .selectAll()
-    .where(inTenant(tenant))
-    .where('virtual_account_number', '=', notification.reference)
-    .executeTakeFirst();
-  if (!schedule?.track_id || RAIL_PROVIDER[schedule.collection_method] !== provider) {
-    return { outcome: 'unmatched', paymentId: null, reason: null };
-  }
-  if (notification.currency !== schedule.currency) {
-    return { outcome: 'refused', paymentId: null, reason: `the plan is in ${schedule.currency}` };
-  }
-  const paid = await applyPayment(trx, tenant, {
-    trackId: schedule.track_id,
-    amount: notification.amount,
-    method: 'virtual_account',
-    paidAt: toInstant(notification.occurred_at, 'occurred_at'),
-    reference: `${provider}:${notification.id}`,
-    source: 'provider',
-    metadata: { notificationId: notification.id, virtualAccount: notification.reference },
-  });
-  if (!paid.ok) return { outcome: 'refused', paymentId: null, reason: paid.refusal.message };
-  return { outcome: 'recorded', paymentId: paid.payment.id, reason: null };
+  const received = await receiveProviderMoney(
+    trx,
+    tenant,
+    {
+      amount: notification.amount,
+      currency: notification.currency,
+      method: 'virtual_account',
+      paidAt: toInstant(notification.occurred_at, 'occurred_at'),
+      reference: `${provider}:${notification.id}`,
+      metadata: { notificationId: notification.id, virtualAccount: notification.reference },
+    },
+    await transferDestination(trx, tenant, provider, notification.reference),
+  );
+  return handledOf(received);
 }
 
 /**
- * A provider's signed notification, at the URL `paytrack provider set` printed, read by the provider's adapter.
- * A bad signature is refused (401) and changes nothing; a notification id received before answers as the first delivery did. A charge's
- * outcome answers its processing attempt (the payment goes through the money core, as when the charge
- * answers at once); references this server does not know are kept as unmatched, so the provider stops sending.
+ * A charge's outcome, for an attempt in any state: a success is recorded unless the attempt already succeeded
+ * (a late success of an attempt that failed or timed out records the payment and cancels its pending retry); a
+ * failure answers an attempt still processing. Money charged for an attempt this workspace does not know is
+ * recorded as unapplied.
  */
-export async function receiveNotification(
+async function chargeAnswered(
+  ctx: AppContext,
+  trx: Trx,
+  tenant: Tenant,
+  provider: string,
+  notification: InboundNotification,
+): Promise<Handled> {
+  const attempt = await forUpdate(
+    ctx.dialect,
+    trx.selectFrom('attempts').selectAll().where('id', '=', notification.reference).where(inTenant(tenant)),
+  ).executeTakeFirst();
+  const succeeded = notification.type === 'charge.succeeded';
+  if (!attempt) {
+    if (!succeeded) return { outcome: 'unmatched', paymentId: null, reason: null };
+    const received = await receiveProviderMoney(
+      trx,
+      tenant,
+      {
+        amount: notification.amount,
+        currency: notification.currency,
+        method: 'direct_debit',
+        paidAt: toInstant(notification.occurred_at, 'occurred_at'),
+        reference: `${provider}:${notification.id}`,
+        metadata: { notificationId: notification.id, attemptId: notification.reference },
+      },
+      null,
+    );
+    return handledOf(received);
+  }
+  if (attempt.status === 'succeeded' || (!succeeded && attempt.status !== 'processing')) {
+    return { outcome: 'already_recorded', paymentId: attempt.payment_id, reason: null };
+  }
+  const recorded = await recordOutcome(
+    trx,
+    tenant,
+    attempt,
+    succeeded
+      ? { status: 'succeeded', providerReference: notification.id }
+      : {
+          status: 'failed',
+          code: 'declined',
+          message: `The provider reported the charge failed${notification.failure_code ? ` (${notification.failure_code})` : ''}.`,
+          retryable: false,
+        },
+    [attempt.status],
+  );
+  return { outcome: 'recorded', paymentId: recorded.payment_id, reason: null };
+}
+
+/** Ids are a prefix and base32 or base62 characters; anything else names no setting (and never reaches SQL). */
+const SETTING_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+export interface VerifiedNotification {
+  setting: ProviderSettingsTable;
+  notification: InboundNotification;
+}
+
+/**
+ * A provider's notification at the URL `paytrack provider set` printed, read by the provider's adapter: its
+ * signature is checked before anything about its body is (a bad one is 401 and tells nothing of the form).
+ */
+export async function verifyNotification(
   ctx: AppContext,
   settingId: string,
   rawBody: string,
   headers: RawNotification['headers'],
-): Promise<NotificationReceipt> {
-  const setting = await ctx.db
-    .selectFrom('provider_settings')
-    .selectAll()
-    .where('id', '=', settingId)
-    .executeTakeFirst();
-  if (!setting) throw notFound('provider setting', settingId);
-  const parsed = ctx.ports
-    .provider(setting.mode, setting.provider)
-    .parseNotification({ rawBody, headers, secret: setting.notification_secret });
+): Promise<VerifiedNotification> {
+  const setting = SETTING_ID.test(settingId)
+    ? await ctx.db.selectFrom('provider_settings').selectAll().where('id', '=', settingId).executeTakeFirst()
+    : undefined;
+  if (!setting) throw notFound('provider setting', settingId.slice(0, 64));
+  let parsed: ReturnType<PaymentProvider['parseNotification']>;
+  try {
+    parsed = ctx.ports
+      .provider(setting.mode, setting.provider)
+      .parseNotification({ rawBody, headers, secret: setting.notification_secret });
+  } catch (error) {
+    // Adapters read the body only once its signature is good.
+    if (error instanceof SyntaxError) throw new AppError('invalid_json', 'The body is not valid JSON.');
+    throw error;
+  }
   if (!parsed.ok) throw new AppError('unauthorized', parsed.reason);
-  const { notification } = parsed;
+  return { setting, notification: parsed.notification };
+}
+
+/**
+ * A verified notification, acted on once: a notification id received before answers as the first delivery did.
+ * Money it reports is always recorded (`receiveProviderMoney`): on its plan where it can be, else as an
+ * unapplied payment; only a failure for an unknown attempt is kept as unmatched, so the provider stops sending.
+ */
+export async function receiveNotification(
+  ctx: AppContext,
+  { setting, notification }: VerifiedNotification,
+): Promise<NotificationReceipt> {
   const tenant = await loadTenant(ctx.db, ctx.clock, {
     workspaceId: setting.workspace_id,
     mode: setting.mode,
@@ -111,56 +200,29 @@ export async function receiveNotification(
         .executeTakeFirstOrThrow();
       return receipt(first, true);
     }
-    let outcome: NotificationOutcome = 'unmatched';
-    let paymentId: string | null = null;
-    let reason: string | null = null;
+    let handled: Handled;
     if (notification.type === 'transfer.received') {
-      ({ outcome, paymentId, reason } = await transferReceived(trx, tenant, setting.provider, notification));
+      handled = await transferReceived(trx, tenant, setting.provider, notification);
     } else if (notification.type === 'checkout.completed') {
-      ({ outcome, paymentId, reason } = await completeCheckout(trx, tenant, notification.reference, {
+      handled = await checkoutPaid(trx, tenant, notification.reference, {
         provider: setting.provider,
         amount: notification.amount,
+        currency: notification.currency,
         paidAt: toInstant(notification.occurred_at, 'occurred_at'),
         reference: `${setting.provider}:${notification.id}`,
-      }));
-    } else if (notification.type === 'charge.succeeded' || notification.type === 'charge.failed') {
-      const attempt = await forUpdate(
-        ctx.dialect,
-        trx
-          .selectFrom('attempts')
-          .selectAll()
-          .where('id', '=', notification.reference)
-          .where(inTenant(tenant)),
-      ).executeTakeFirst();
-      if (attempt && attempt.status !== 'processing') {
-        outcome = 'already_recorded';
-        paymentId = attempt.payment_id;
-      } else if (attempt) {
-        const recorded = await recordOutcome(
-          trx,
-          tenant,
-          attempt,
-          notification.type === 'charge.succeeded'
-            ? { status: 'succeeded', providerReference: notification.id }
-            : {
-                status: 'failed',
-                code: 'declined',
-                message: `The provider reported the charge failed${notification.failure_code ? ` (${notification.failure_code})` : ''}.`,
-                retryable: false,
-              },
-        );
-        outcome = 'recorded';
-        paymentId = recorded.payment_id;
-      }
+      });
+    } else {
+      handled = await chargeAnswered(ctx, trx, tenant, setting.provider, notification);
     }
+    const { outcome, paymentId: payment_id, reason } = handled;
     if (outcome !== 'unmatched') {
       await trx
         .updateTable('provider_notifications')
-        .set({ outcome, payment_id: paymentId, reason })
+        .set({ outcome, payment_id, reason })
         .where('setting_id', '=', setting.id)
         .where('notification_id', '=', notification.id)
         .execute();
     }
-    return receipt({ ...row, outcome, payment_id: paymentId, reason }, false);
+    return receipt({ ...row, outcome, payment_id, reason }, false);
   });
 }

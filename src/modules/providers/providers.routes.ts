@@ -4,12 +4,20 @@ import { ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
 import { AppError } from '../../lib/app-error.js';
 import { NotificationReceipt, ProviderNotification, SettingParams } from './notifications.schemas.js';
-import { receiveNotification } from './notifications.service.js';
+import {
+  receiveNotification,
+  type VerifiedNotification,
+  verifyNotification,
+} from './notifications.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The body as it arrived, for signatures computed over it. */
     rawBody?: string;
+    /** Set when the body was not JSON: said only once its signature is known good. */
+    unparsedBody?: boolean;
+    /** A provider notification whose signature was checked. */
+    verifiedNotification?: VerifiedNotification;
   }
 }
 
@@ -21,8 +29,21 @@ export const providersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     try {
       done(null, JSON.parse(body as string));
     } catch {
-      done(new AppError('invalid_json', 'The body is not valid JSON.'), undefined);
+      request.unparsedBody = true;
+      done(null, {});
     }
+  });
+  // The signature first: a caller without the secret learns nothing of the form the body must have.
+  app.addHook('preValidation', async (request) => {
+    const { settingId } = request.params as { settingId?: unknown };
+    if (typeof settingId !== 'string') return;
+    request.verifiedNotification = await verifyNotification(
+      ctx,
+      settingId,
+      request.rawBody ?? '',
+      request.headers,
+    );
+    if (request.unparsedBody) throw new AppError('invalid_json', 'The body is not valid JSON.');
   });
 
   app.post(
@@ -35,7 +56,7 @@ export const providersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         tags: ['Collection attempts'],
         summary: 'Receive a payment provider notification',
         description:
-          'Called by the payment provider, without an API key, at the URL `paytrack provider set` printed. Signed: header `x-provider-signature` is the HMAC-SHA256 (hex) of the raw body keyed with the notification secret as printed; a bad signature is 401 and changes nothing. Idempotent by the notification `id`.',
+          "Called by the payment provider, without an API key, at the URL `paytrack provider set` printed. Signed: header `x-provider-signature` is the HMAC-SHA256 (hex) of the raw body keyed with the notification secret as printed; the signature is checked first, and a bad one is 401 and changes nothing. Idempotent by the notification `id`. Money it reports is always recorded, never refused: on the plan its reference names (a virtual account, a checkout, a collection attempt) as far as the balance goes, the obligation it was collected for first; what the plan cannot take (the excess over its balance, a plan completed or archived, another currency, a reference that matches nothing) is an unapplied payment, the customer's credit, evented `payment.unapplied`, to apply with POST /payments/{id}/apply or refund. A late `charge.succeeded` for an attempt that failed or timed out records the payment and cancels its pending retry.",
         params: SettingParams,
         body: ProviderNotification,
         response: responses(200, NotificationReceipt),
@@ -44,7 +65,11 @@ export const providersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     async (request) =>
       ok(
         request,
-        await receiveNotification(ctx, request.params.settingId, request.rawBody ?? '', request.headers),
+        await receiveNotification(
+          ctx,
+          request.verifiedNotification ??
+            (await verifyNotification(ctx, request.params.settingId, request.rawBody ?? '', request.headers)),
+        ),
       ),
   );
 };

@@ -14,7 +14,13 @@ export interface ProviderSettingsTable {
   updated_at: string;
 }
 
-export const NOTIFICATION_OUTCOMES = ['recorded', 'already_recorded', 'unmatched', 'refused'] as const;
+export const NOTIFICATION_OUTCOMES = [
+  'recorded',
+  'unapplied',
+  'already_recorded',
+  'unmatched',
+  'refused',
+] as const;
 export type NotificationOutcome = (typeof NOTIFICATION_OUTCOMES)[number];
 
 /** A notification a provider sent, kept by its id so that a second delivery changes nothing. */

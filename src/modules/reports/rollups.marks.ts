@@ -12,10 +12,11 @@ export const LEDGER_UNROLLED = sql<SqlBool>`rolled_up = 0`;
 /** Both marks listed, so that the index on (tenant, mark, time) serves a range of time. */
 export const LEDGER_ANY = sql<SqlBool>`rolled_up in (0, 1)`;
 /**
- * Payments whose status differs from the one they were folded in with ('' before the first fold), written over
+ * Payments whose status differs from the one they were folded in with ('' before the first fold; a split payment
+ * counts out as a reversed one does, its parts count in), written over
  * single columns so that PostgreSQL estimates it, with every mark listed so that SQLite reads the marks' index.
  */
-export const PAYMENT_UNROLLED = sql<SqlBool>`(rolled_status = '' or (rolled_status = 'recorded' and status = 'reversed') or (rolled_status = 'reversed' and status = 'recorded')) and rolled_status in ('', 'recorded', 'reversed')`;
+export const PAYMENT_UNROLLED = sql<SqlBool>`(rolled_status = '' or (rolled_status = 'recorded' and status = 'reversed') or (rolled_status = 'recorded' and status = 'split') or (rolled_status = 'reversed' and status = 'recorded')) and rolled_status in ('', 'recorded', 'reversed')`;
 /** What an obligation owes now: what is left of it while open, else 0. The figure the obligations' rollup keeps. */
 export const OWED_NOW = sql<number>`case when status in ('pending', 'partially_paid', 'overdue') then amount - amount_paid else 0 end`;
 /** As in the index of obligations not folded yet, so that SQLite uses it. */

@@ -75,7 +75,8 @@ export async function cancelSchedulesOfPlan(trx: Trx, tenant: Tenant, trackId: s
 }
 
 /** Whose obligations were paid: a plan, or for a payment without one, its customer alone. */
-export type PaidFor = Pick<TracksTable, 'customer_id'> & {
+export type PaidFor = {
+  customer_id: string | null;
   id: string | null;
   balance: number | null;
 };
@@ -105,19 +106,25 @@ export async function recordPaid(
   for (const o of paid) await recordEvent(trx, tenant, 'obligation.paid', obligationToEvent(o));
 }
 
+/** Open obligations in the order money pays them: the one it was collected for first, then oldest due date first. */
+function namedFirst<T extends { id: string }>(
+  open: readonly T[],
+  obligationId: string | null | undefined,
+): T[] {
+  const named = open.find((o) => o.id === obligationId);
+  return named ? [named, ...open.filter((o) => o !== named)] : [...open];
+}
+
 /**
- * Part of the money core: a payment on a plan pays the plan's open obligations, oldest due date first, across
- * its schedules, in the payment's transaction and under the plan's row lock (the balance change took it).
- * Each part is stored; what no obligation takes stays unallocated. Obligations paid in full get their ledger
- * entry and event, and schedules with nothing left are completed.
+ * Pays `amount` of a payment into open obligations in the order given, each part stored on both sides. Returns
+ * the parts made and the obligations it paid in full.
  */
-export async function allocatePayment(
+async function payInto(
   trx: Trx,
   tenant: Tenant,
-  track: TracksTable,
+  open: readonly Pick<ObligationsTable, 'id' | 'amount' | 'amount_paid' | 'allocations'>[],
   payment: { id: string; amount: number },
-): Promise<PaymentAllocation[]> {
-  const open = await obligations.openOfTrack(trx, track.id);
+) {
   const parts = allocateOldestFirst(
     payment.amount,
     open.map((o) => o.amount - o.amount_paid),
@@ -125,58 +132,85 @@ export async function allocatePayment(
   const now = tenant.clock.now().toISOString();
   const made: PaymentAllocation[] = [];
   const paid: ObligationsTable[] = [];
+  const stillOpen = new Set<string>();
   for (const [i, obligation] of open.entries()) {
     const part = parts[i] ?? 0;
-    if (part === 0) break;
+    if (part < obligation.amount - obligation.amount_paid) stillOpen.add(obligation.id);
+    if (part === 0) continue;
     const kept = [
       ...allocationsOf(obligation),
       { payment_id: payment.id, amount: part, created_at: now, reversed_at: null },
     ];
     const updated = await obligations.pay(trx, obligation.id, part, JSON.stringify(kept), now);
-    if (!updated) throw new Error(`obligation ${obligation.id} changed under its plan's lock`);
+    if (!updated) throw new Error(`obligation ${obligation.id} changed under its lock`);
     made.push({ obligationId: obligation.id, amount: part, reversedAt: null });
     if (updated.status === 'paid') paid.push(updated);
   }
+  return { made, paid, stillOpen };
+}
+
+/** Completes the schedules whose last open obligation a payment just paid (an open-ended one always has some ahead). */
+async function completePaidSchedules(
+  trx: Trx,
+  tenant: Tenant,
+  open: readonly Pick<ObligationsTable, 'id' | 'schedule_id'>[],
+  paid: readonly ObligationsTable[],
+  stillOpen: ReadonlySet<string>,
+): Promise<void> {
+  const unfinished = new Set(open.filter((o) => stillOpen.has(o.id)).map((o) => o.schedule_id));
+  for (const scheduleId of new Set(paid.map((o) => o.schedule_id))) {
+    if (!unfinished.has(scheduleId)) await completeIfDone(trx, tenant, scheduleId);
+  }
+}
+
+/**
+ * Part of the money core: a payment on a plan pays the plan's open obligations, oldest due date first, across
+ * its schedules, in the payment's transaction and under the plan's row lock (the balance change took it); money
+ * collected for a named obligation (its checkout, its attempt) pays that one first. Each part is stored; what no
+ * obligation takes stays unallocated. Obligations paid in full get their ledger entry and event, and schedules
+ * with nothing left are completed.
+ */
+export async function allocatePayment(
+  trx: Trx,
+  tenant: Tenant,
+  track: TracksTable,
+  payment: { id: string; amount: number },
+  firstObligationId: string | null = null,
+): Promise<PaymentAllocation[]> {
+  const open = namedFirst(await obligations.openOfTrack(trx, track.id), firstObligationId);
+  const { made, paid, stillOpen } = await payInto(trx, tenant, open, payment);
   if (paid.length > 0) {
     await recordPaid(trx, tenant, track, paid, { paymentId: payment.id });
-    // A schedule can only be done when this payment paid the last of its open obligations (an open-ended one
-    // always has some ahead), so only those are asked.
-    const stillOpen = new Set(
-      open.filter((o, i) => (parts[i] ?? 0) < o.amount - o.amount_paid).map((o) => o.schedule_id),
-    );
-    for (const scheduleId of new Set(paid.map((o) => o.schedule_id))) {
-      if (!stillOpen.has(scheduleId)) await completeIfDone(trx, tenant, scheduleId);
-    }
+    await completePaidSchedules(trx, tenant, open, paid, stillOpen);
   }
   if (track.status === 'completed') await settlePaidOffPlan(trx, tenant, track.id);
   return made;
 }
 
+/** What the open obligations of a schedule without a plan still owe, in the order money pays them. */
+export async function openOfPlanlessSchedule(trx: Trx, scheduleId: string, firstObligationId: string | null) {
+  const open = namedFirst(await obligations.openOfSchedule(trx, scheduleId), firstObligationId);
+  return { open, owed: open.reduce((sum, o) => sum + o.amount - o.amount_paid, 0) };
+}
+
 /**
- * A payment without a plan (a collection for a schedule without one) pays the one obligation it was collected
- * for, in the payment's transaction. Throws when the obligation no longer owes it: the caller's transaction
- * must not record the payment then.
+ * A payment without a plan (money collected for a schedule without one) pays that schedule's open obligations
+ * given by `openOfPlanlessSchedule`, in the payment's transaction: its amount is at most what they owe.
  */
-export async function allocateToObligation(
+export async function allocateToSchedule(
   trx: Trx,
   tenant: Tenant,
-  obligation: ObligationsTable,
-  payment: { id: string; amount: number; customerId: string },
+  open: readonly ObligationsTable[],
+  payment: { id: string; amount: number; customerId: string | null },
 ): Promise<PaymentAllocation[]> {
-  const now = tenant.clock.now().toISOString();
-  const kept = [
-    ...allocationsOf(obligation),
-    { payment_id: payment.id, amount: payment.amount, created_at: now, reversed_at: null },
-  ];
-  const updated = await obligations.pay(trx, obligation.id, payment.amount, JSON.stringify(kept), now);
-  if (!updated) throw new Error(`obligation ${obligation.id} no longer owes ${payment.amount}`);
-  if (updated.status === 'paid') {
-    await recordPaid(trx, tenant, { id: null, customer_id: payment.customerId, balance: null }, [updated], {
+  const { made, paid, stillOpen } = await payInto(trx, tenant, open, payment);
+  if (paid.length > 0) {
+    await recordPaid(trx, tenant, { id: null, customer_id: payment.customerId, balance: null }, paid, {
       paymentId: payment.id,
     });
-    await completeIfDone(trx, tenant, updated.schedule_id);
+    await completePaidSchedules(trx, tenant, open, paid, stillOpen);
   }
-  return [{ obligationId: obligation.id, amount: payment.amount, reversedAt: null }];
+  return made;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { batchedById } from '../../db/batched-reads.js';
 import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
@@ -21,6 +22,20 @@ export function findByIdForUpdate(db: DbOrTrx, dialect: DialectName, tenant: Ten
     dialect,
     db.selectFrom('tracks').selectAll().where('id', '=', id).where(inTenant(tenant)),
   ).executeTakeFirst();
+}
+
+/**
+ * The plan's row, locked for the rest of the transaction without knowing the dialect: a write of nothing, which
+ * takes the row lock on PostgreSQL (SQLite has one writer at a time already).
+ */
+export function lockTrack(db: DbOrTrx, tenant: TenantRef, id: string) {
+  return db
+    .updateTable('tracks')
+    .set({ updated_at: sql`updated_at` })
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**
