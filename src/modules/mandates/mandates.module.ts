@@ -1,6 +1,6 @@
 import type { EventPayloads } from '../../events/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
-import { consentPages } from './consent.plugin.js';
+import { consentPages, unknownLink } from './consent.plugin.js';
 import { mandatesRoutes } from './mandates.routes.js';
 import { Mandate } from './mandates.schemas.js';
 import { consentExpirySweep, mandateActivationSweep } from './mandates.sweeps.js';
@@ -22,5 +22,5 @@ export const mandatesModule: ModuleManifest = {
   routes: mandatesRoutes,
   events,
   sweeps: [consentExpirySweep, mandateActivationSweep],
-  pages: [{ prefix: '/consent', plugin: consentPages }],
+  pages: [{ prefix: '/consent', plugin: consentPages, badUrl: unknownLink }],
 };
