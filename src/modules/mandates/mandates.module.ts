@@ -8,6 +8,7 @@ import { consentExpirySweep, mandateActivationSweep } from './mandates.sweeps.js
 const events = {
   'mandate.created': Mandate,
   'mandate.activated': Mandate,
+  'mandate.replaced': Mandate,
   'mandate.failed': Mandate,
   'mandate.expired': Mandate,
   'mandate.revoked': Mandate,
