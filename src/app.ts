@@ -44,7 +44,10 @@ declare module 'fastify' {
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const ctx: AppContext = createContext(options);
 
-  const app = Fastify(serverOptions(options.config, options));
+  const pages = modules.flatMap((module) =>
+    (module.pages ?? []).flatMap(({ prefix, badUrl }) => (badUrl ? [{ prefix, badUrl }] : [])),
+  );
+  const app = Fastify(serverOptions(options.config, { ...options, pages }));
 
   app.decorate('ctx', ctx);
   const usage = new UsageRecorder(ctx.db, ctx.clock);

@@ -78,10 +78,25 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   );
 }
 
-/** Fastify's options: logging without secrets, request ids, bounds and timeouts, errors in the envelope. */
+/** A page prefix (the consent page's `/consent`) and how it answers an address under it that cannot be routed. */
+export interface PageForBadUrl {
+  prefix: string;
+  badUrl: (reply: FastifyReply) => FastifyReply;
+}
+
+function pageOf(url: string, pages: readonly PageForBadUrl[]): PageForBadUrl | undefined {
+  return pages.find(
+    ({ prefix }) => url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`),
+  );
+}
+
+/**
+ * Fastify's options: logging without secrets, request ids, bounds and timeouts, errors in the envelope (or, under
+ * a page's prefix, as that page).
+ */
 export function serverOptions(
   config: Readonly<Config>,
-  options: { logger?: boolean | object; http?: Partial<HttpLimits> },
+  options: { logger?: boolean | object; http?: Partial<HttpLimits>; pages?: readonly PageForBadUrl[] },
 ): FastifyHttpOptions<Server> {
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options.http };
   return {
@@ -122,6 +137,8 @@ export function serverOptions(
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8_192 },
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
+      const page = pageOf(request.url, options.pages ?? []);
+      if (page) return page.badUrl(reply);
       if (error.code === 'FST_ERR_BAD_URL') {
         return sendError(
           request,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, Registry } from '../context.js';
 import type { EventSchemas } from '../events/catalog.js';
 import type { EventSubscriber } from '../events/relay.js';
+import type { PageForBadUrl } from '../http/server-options.js';
 import type { AnyJob } from '../jobs/job.js';
 import type { SweepDefinition } from '../jobs/sweeps.js';
 
@@ -15,8 +16,15 @@ export interface ModuleManifest {
   /** The events it emits: type name -> schema of the object they carry. */
   events?: EventSchemas;
   subscribers?: readonly EventSubscriber[];
-  /** Pages for people rather than API clients (HTML, no key), each under its own path prefix outside /api/v1. */
-  pages?: readonly { prefix: string; plugin: FastifyPluginAsync<{ ctx: AppContext }> }[];
+  /**
+   * Pages for people rather than API clients (HTML, no key), each under its own path prefix outside /api/v1;
+   * `badUrl` answers, as a page, an address under the prefix that cannot be routed at all (bad encoding).
+   */
+  pages?: readonly {
+    prefix: string;
+    plugin: FastifyPluginAsync<{ ctx: AppContext }>;
+    badUrl?: PageForBadUrl['badUrl'];
+  }[];
 }
 
 /** Adds the manifests up; a name used twice is a programming error caught at start. */

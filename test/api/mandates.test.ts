@@ -267,6 +267,63 @@ describe('the consent page', () => {
     assert.match(json.headers['content-type'] as string, /^text\/html/);
   });
 
+  test('a malformed token (NUL, control characters, overlong, bad encoding) gets the unknown-link page on GET and POST and every sub-path, never 5xx', async () => {
+    const { api } = await newWorkspace(t);
+    const { customer } = await scheduledPlan(api);
+    const mandate = await newMandate(api, { payer_id: customer.id });
+    const real = pathOf(mandate.consent_url);
+    const token = `ct_${'A'.repeat(43)}`;
+    const paths = [
+      `${real}%00`,
+      `/consent/${token}%00`,
+      '/consent/%00',
+      `/consent/%00${token}`,
+      `/consent/${token}%01`,
+      `/consent/${token}%7F`,
+      `/consent/${token}%0A`,
+      `/consent/${token}%E2%80%8B`,
+      `/consent/ct_${'A'.repeat(300)}`,
+      `/consent/ct_${'A'.repeat(10_000)}`,
+      `/consent/${token}%FF`,
+      '/consent/%E0%A4%A',
+      '/consent/%',
+      '/consent/%C0%AF',
+      `/consent/${token}%ED%A0%80`,
+      `${real}?x=%00`,
+      `${real}?%00=1`,
+      `${real}/%00`,
+      `${real}/x`,
+      `${real}/x/%FF`,
+      '/consent/%00/x',
+    ];
+    let address = 0;
+    for (const path of paths) {
+      for (const method of ['GET', 'POST'] as const) {
+        const res = await t.app.inject({
+          method,
+          url: path,
+          remoteAddress: `203.0.113.${++address}`,
+          ...(method === 'POST'
+            ? {
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+                payload: 'decision=approve&form_token=ft_x',
+              }
+            : {}),
+        });
+        const what = `${method} ${path.slice(0, 80)}`;
+        assert.equal(res.statusCode, 404, `${what}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+        assert.match(res.headers['content-type'] as string, /^text\/html/, what);
+        assert.match(res.body, /Link not found/, what);
+        assert.equal(res.headers['content-security-policy'] !== undefined, true, what);
+      }
+    }
+    const after = (await api.get(`/payment-mandates/${mandate.id}`)).body.data;
+    assert.equal(after.status, 'pending');
+    assert.equal(after.consented_at, null);
+    // The real link still works.
+    assert.equal((await openPage(t, real, '203.0.113.200')).statusCode, 200);
+  });
+
   test('one address gets at most 30 requests a minute', async () => {
     const responses = [];
     for (let i = 0; i < 31; i++) responses.push(await openPage(t, '/consent/ct_x', '198.51.100.7'));

@@ -13,6 +13,7 @@ export const LEDGER_ENTRY_TYPES = [
   'collection.succeeded',
   'collection.failed',
   'mandate.activated',
+  'mandate.replaced',
   'mandate.revoked',
 ] as const;
 

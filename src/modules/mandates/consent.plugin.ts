@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { isCrossSitePost, PAGE_HEADERS } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
+import { AppError } from '../../lib/app-error.js';
 import { answeredPage, type ClosedPage, closedPage, consentForm } from './consent.page.js';
 import { answerConsent, showConsent } from './consent.service.js';
 
@@ -19,6 +20,12 @@ function closed(reply: FastifyReply, reason: ClosedPage) {
 }
 
 /**
+ * The answer to an address under /consent that never reaches these pages' routes (percent-encoding that does
+ * not decode, a token longer than any parameter): no token we issued looks like that.
+ */
+export const unknownLink = (reply: FastifyReply) => closed(reply, 'unknown');
+
+/**
  * The payer's consent page at `/consent/<token>`: HTML for every answer (never the API's JSON), its own body
  * parser for forms, strict security headers, a per-address rate limit, and a form token against cross-site
  * posting. It needs no key: the token in the address is the payer's authority, and it works once.
@@ -33,6 +40,8 @@ export const consentPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   await pageRateLimit(app, ctx.config, 'consent', PER_IP_PER_MINUTE);
   app.setErrorHandler((error: Error & { statusCode?: number; rateLimited?: boolean }, request, reply) => {
     if (error.rateLimited) return closed(reply, 'rate_limited');
+    // Text no token has (NUL, a lone surrogate) in the path or query, refused before the handler runs.
+    if (error instanceof AppError && error.code === 'validation_error') return closed(reply, 'unknown');
     if ((error.statusCode ?? 500) < 500) return closed(reply, 'bad_request');
     request.log.error({ err: error }, 'consent page failed');
     return closed(reply, 'error');

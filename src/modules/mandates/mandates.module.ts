@@ -1,6 +1,6 @@
 import type { EventPayloads } from '../../events/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
-import { consentPages } from './consent.plugin.js';
+import { consentPages, unknownLink } from './consent.plugin.js';
 import { mandatesRoutes } from './mandates.routes.js';
 import { Mandate } from './mandates.schemas.js';
 import { consentExpirySweep, mandateActivationSweep } from './mandates.sweeps.js';
@@ -8,6 +8,7 @@ import { consentExpirySweep, mandateActivationSweep } from './mandates.sweeps.js
 const events = {
   'mandate.created': Mandate,
   'mandate.activated': Mandate,
+  'mandate.replaced': Mandate,
   'mandate.failed': Mandate,
   'mandate.expired': Mandate,
   'mandate.revoked': Mandate,
@@ -22,5 +23,5 @@ export const mandatesModule: ModuleManifest = {
   routes: mandatesRoutes,
   events,
   sweeps: [consentExpirySweep, mandateActivationSweep],
-  pages: [{ prefix: '/consent', plugin: consentPages }],
+  pages: [{ prefix: '/consent', plugin: consentPages, badUrl: unknownLink }],
 };

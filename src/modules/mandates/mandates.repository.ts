@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -16,6 +17,14 @@ export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
     .where('id', '=', id)
     .where(inTenant(tenant))
     .executeTakeFirst();
+}
+
+/** The mandate, locked until the transaction ends (PostgreSQL): a revoke waits for its activation. */
+export function findByIdForUpdate(db: DbOrTrx, dialect: DialectName, tenant: TenantRef, id: string) {
+  return forUpdate(
+    dialect,
+    db.selectFrom('mandates').selectAll().where('id', '=', id).where(inTenant(tenant)),
+  ).executeTakeFirst();
 }
 
 /** The mandate a consent URL's token belongs to (its hash), whatever its workspace: the page has no key. */
@@ -88,7 +97,10 @@ export function awaitingActivation(db: DbOrTrx, group: TenantGroup, limit: numbe
   return q.orderBy('consented_at').limit(limit).execute();
 }
 
-/** Consented live mandates of a provider that wait for its approval. */
+/**
+ * Consented live mandates of a provider that wait for its approval, in the order the payers consented: activated
+ * in that order, the last consent of a schedule is the one left active.
+ */
 export function awaitingApproval(db: DbOrTrx, tenant: TenantRef, provider: string) {
   return db
     .selectFrom('mandates')
@@ -97,12 +109,34 @@ export function awaitingApproval(db: DbOrTrx, tenant: TenantRef, provider: strin
     .where('provider', '=', provider)
     .where('status', '=', 'pending')
     .where('consented_at', 'is not', null)
+    .orderBy('consented_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** The schedule's active mandates other than `exceptId`, made `replaced` by it; the rows as they are now. */
+export function replaceActive(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  scheduleId: string,
+  exceptId: string,
+  now: string,
+) {
+  return db
+    .updateTable('mandates')
+    .set({ status: 'replaced', replaced_at: now, replaced_by: exceptId, updated_at: now })
+    .where(inTenant(tenant))
+    .where('schedule_id', '=', scheduleId)
+    .where('status', '=', 'active')
+    .where('id', '<>', exceptId)
+    .returningAll()
     .execute();
 }
 
 /**
- * The mandate a schedule's collections run on: its newest active one, else its newest consented one still
- * waiting for the provider's approval. Undefined when it has neither.
+ * The mandate a schedule's collections run on: its active one (there is at most one), else its newest consented
+ * one still waiting for the provider's approval (not to be charged: its attempts wait, blocked). Undefined when
+ * it has neither: a revoked, replaced, failed or expired mandate is never returned.
  */
 export function forCollection(db: DbOrTrx, tenant: TenantRef, scheduleId: string) {
   return db

@@ -18,7 +18,7 @@ export const mandatesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         tags,
         summary: 'Create a payment mandate',
         description:
-          'Records a pending mandate and answers with its one-time consent_url (24 hours), the page where the payer approves or declines. Nothing is debited until the payer approves, and in live mode until the provider has approved automatic debit for the workspace.',
+          "Records a pending mandate and answers with its one-time consent_url (24 hours), the page where the payer approves or declines. Nothing is debited until the payer approves, and in live mode until the provider has approved automatic debit for the workspace. A schedule has at most one active mandate: when this one becomes active, the schedule's mandate active until then becomes replaced (event mandate.replaced).",
         body: MandateCreate,
         response: responses(201, Mandate),
       },
@@ -66,7 +66,7 @@ export const mandatesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         tags,
         summary: 'Revoke a payment mandate',
         description:
-          'A pending or active mandate is revoked; no collection runs on it again. Anything else is invalid_state.',
+          "A pending or active mandate is revoked; no collection runs on it again. Revoking a schedule's active mandate stops every future attempt of the schedule, those already waiting included: they stay blocked (no_active_mandate) until a new mandate for the schedule is approved. Anything else (replaced, revoked, failed, expired) is invalid_state.",
         params: IdParams,
         body: MandateRevoke,
         response: responses(200, Mandate),

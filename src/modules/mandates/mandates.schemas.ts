@@ -74,6 +74,8 @@ const mandateExample = {
   activated_at: null,
   revoked_at: null,
   revocation_reason: null,
+  replaced_at: null,
+  replaced_by: null,
   failure_reason: null,
   created_at: '2026-11-20T14:03:00.000Z',
   updated_at: '2026-11-20T14:03:00.000Z',
@@ -85,10 +87,15 @@ export const Mandate = Type.Object(
     payer_type: Type.Enum(['customer']),
     payer_id: Type.String(),
     provider: Type.String(),
-    schedule_id: Nullable(Type.String()),
+    schedule_id: Nullable(
+      Type.String({
+        description:
+          'The collection schedule it authorises. A schedule has at most one active mandate: the one approved last.',
+      }),
+    ),
     status: Type.Enum(MANDATE_STATUSES, {
       description:
-        'pending (waiting for the payer, or consented in live mode until provider approval is configured), active, revoked, failed (the payer declined), expired (no answer within 24 hours).',
+        "pending (waiting for the payer, or consented in live mode until provider approval is configured), active, replaced (another mandate of the same schedule became active in its place: a schedule has at most one active mandate, and a new approval replaces the old one, with a mandate.replaced event and ledger entry; see replaced_at and replaced_by), revoked (no collection runs on it again, and the schedule's attempts wait blocked with no_active_mandate until a new mandate is approved), failed (the payer declined), expired (no answer within 24 hours). Replaced, revoked, failed and expired are final.",
     }),
     consent_url: Nullable(
       Type.String({
@@ -102,6 +109,15 @@ export const Mandate = Type.Object(
     activated_at: Nullable(Instant),
     revoked_at: Nullable(Instant),
     revocation_reason: Nullable(Type.String()),
+    replaced_at: Nullable({
+      ...Instant,
+      description: 'When another mandate of the same schedule became active in its place (status replaced).',
+    }),
+    replaced_by: Nullable(
+      Type.String({
+        description: 'The mandate (man_) that replaced it: the active one of its schedule then.',
+      }),
+    ),
     failure_reason: Nullable(Type.String()),
     created_at: Instant,
     updated_at: Instant,

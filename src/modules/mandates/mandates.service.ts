@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { type DialectName, isUniqueViolation } from '../../db/dialect.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
@@ -44,6 +45,8 @@ export function toApi(row: MandatesTable, consentUrl: string | null = null): Man
     activated_at: row.activated_at,
     revoked_at: row.revoked_at,
     revocation_reason: row.revocation_reason,
+    replaced_at: row.replaced_at,
+    replaced_by: row.replaced_by,
     failure_reason: row.failure_reason,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -110,6 +113,8 @@ export async function createMandate(
       activated_at: null,
       revoked_at: null,
       revocation_reason: null,
+      replaced_at: null,
+      replaced_by: null,
       failure_reason: null,
       created_at: now,
       updated_at: now,
@@ -139,12 +144,12 @@ export function listMandates(
   );
 }
 
-/** The ledger entry of a mandate's activation or revocation: it moves no money (amount 0). */
+/** The ledger entry of a mandate's activation, replacement or revocation: it moves no money (amount 0). */
 async function ledgerEntryOf(
   trx: DbOrTrx,
   tenant: Tenant,
   mandate: MandatesTable,
-  type: 'mandate.activated' | 'mandate.revoked',
+  type: 'mandate.activated' | 'mandate.replaced' | 'mandate.revoked',
   defaultCurrency: string,
 ): Promise<void> {
   const schedule = mandate.schedule_id
@@ -158,7 +163,11 @@ async function ledgerEntryOf(
     amount: 0,
     balanceAfter: track?.balance ?? null,
     currency: schedule?.currency ?? defaultCurrency,
-    refs: { mandateId: mandate.id, ...(schedule ? { scheduleId: schedule.id } : {}) },
+    refs: {
+      mandateId: mandate.id,
+      ...(schedule ? { scheduleId: schedule.id } : {}),
+      ...(mandate.replaced_by ? { replacedBy: mandate.replaced_by } : {}),
+    },
   });
 }
 
@@ -172,7 +181,10 @@ async function defaultCurrencyOf(trx: DbOrTrx, workspaceId: string): Promise<str
   return row.default_currency;
 }
 
-/** A pending or active mandate is revoked: no attempt of its schedule runs on it again. */
+/**
+ * A pending or active mandate is revoked: no attempt of its schedule runs on it again. Its schedule has no other
+ * active mandate (at most one is), so the schedule's attempts wait, blocked, until a new one is approved.
+ */
 export async function revokeMandate(
   ctx: AppContext,
   tenant: Tenant,
@@ -207,15 +219,31 @@ export async function revokeMandate(
 
 /**
  * Makes a consented mandate active (in the caller's transaction), with the id its provider gave it: its ledger
- * entry and event. Returns null when it was not pending with consent any more.
+ * entry and event. The schedule's mandate active until now becomes `replaced` by it (its own ledger entry and
+ * event), so a schedule never has two. Returns null when it was not pending with consent any more.
  */
 export async function activate(
   trx: Trx,
+  dialect: DialectName,
   tenant: Tenant,
   id: string,
   providerMandateId: string | null,
 ): Promise<MandatesTable | null> {
+  const found = await repo.findById(trx, tenant, id);
+  // Two approvals for one schedule queue on its row (PostgreSQL; SQLite has one writer at a time): the second
+  // sees the first active and replaces it. The mandate's own row is locked after it, so no revoke slips between.
+  if (found?.schedule_id) await schedules.findByIdForUpdate(trx, dialect, tenant, found.schedule_id);
+  const mandate = await repo.findByIdForUpdate(trx, dialect, tenant, id);
+  if (mandate?.status !== 'pending' || mandate.consented_at === null) return null;
   const now = tenant.clock.now().toISOString();
+  const defaultCurrency = await defaultCurrencyOf(trx, tenant.workspaceId);
+  const replaced = mandate.schedule_id
+    ? await repo.replaceActive(trx, tenant, mandate.schedule_id, id, now)
+    : [];
+  for (const old of replaced) {
+    await ledgerEntryOf(trx, tenant, old, 'mandate.replaced', defaultCurrency);
+    await recordEvent(trx, tenant, 'mandate.replaced', toApi(old), { status: 'active' });
+  }
   const active = await repo.updateIn(
     trx,
     tenant,
@@ -224,17 +252,14 @@ export async function activate(
     { status: 'active', activated_at: now, provider_mandate_id: providerMandateId, updated_at: now },
     { consented: true },
   );
-  if (!active) return null;
-  await ledgerEntryOf(
-    trx,
-    tenant,
-    active,
-    'mandate.activated',
-    await defaultCurrencyOf(trx, tenant.workspaceId),
-  );
+  if (!active) throw new Error(`mandate ${id} changed while locked`);
+  await ledgerEntryOf(trx, tenant, active, 'mandate.activated', defaultCurrency);
   await recordEvent(trx, tenant, 'mandate.activated', toApi(active), { status: 'pending' });
   return active;
 }
+
+/** Tries of an activation that met the one-active-mandate index (another activation got past the lock). */
+const ACTIVATION_TRIES = 3;
 
 /**
  * A consented mandate whose provider has approved the workspace (always so in test mode) is registered with the
@@ -256,10 +281,17 @@ export async function registerAndActivate(ctx: AppContext, tenant: Tenant, id: s
     amount: schedule?.fixed_amount ?? null,
     currency: schedule?.currency ?? null,
   });
-  const active = await inTransaction(ctx, (trx) =>
-    activate(trx, tenant, id, registered?.providerMandateId ?? null),
-  );
-  return active !== null;
+  for (let tries = 1; ; tries++) {
+    try {
+      const active = await inTransaction(ctx, (trx) =>
+        activate(trx, ctx.dialect, tenant, id, registered?.providerMandateId ?? null),
+      );
+      return active !== null;
+    } catch (error) {
+      // Tried again, it sees the other activation and replaces it.
+      if (!isUniqueViolation(error) || tries >= ACTIVATION_TRIES) throw error;
+    }
+  }
 }
 
 /** Live mandates consented while their provider was not approved: active once it is. Returns how many. */

@@ -1,6 +1,6 @@
 import type { Mode } from '../../lib/tenant.js';
 
-export const MANDATE_STATUSES = ['pending', 'active', 'revoked', 'failed', 'expired'] as const;
+export const MANDATE_STATUSES = ['pending', 'active', 'replaced', 'revoked', 'failed', 'expired'] as const;
 export type MandateStatus = (typeof MANDATE_STATUSES)[number];
 
 /** What the payer's approval rests on. */
@@ -34,6 +34,9 @@ export interface MandatesTable {
   activated_at: string | null;
   revoked_at: string | null;
   revocation_reason: string | null;
+  /** When another mandate of the schedule became active in its place, and which (at most one is active). */
+  replaced_at: string | null;
+  replaced_by: string | null;
   failure_reason: string | null;
   created_at: string;
   updated_at: string;
