@@ -349,6 +349,41 @@ describe('money collected for a named obligation pays that obligation first', ()
     assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 40_000);
   });
 
+  test('a malformed checkout link (NUL, control characters, bad encoding) gets the not-found page, never 5xx', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const { plan, january, pathOf } = await twoCheckouts(api, workspaceId);
+    const real = pathOf(january);
+    const paths = [
+      `${real}%00`,
+      '/checkout/%00',
+      `${real}%01`,
+      `${real}%FF`,
+      '/checkout/%E0%A4%A',
+      '/checkout/%',
+      `${real}?x=%00`,
+      `${real}/x`,
+      `/checkout/chk_${'A'.repeat(5_000)}`,
+    ];
+    let address = 0;
+    for (const path of paths) {
+      for (const method of ['GET', 'POST'] as const) {
+        const res = await t.app.inject({
+          method,
+          url: path,
+          remoteAddress: `198.51.100.${++address}`,
+          ...(method === 'POST'
+            ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' }
+            : {}),
+        });
+        const what = `${method} ${path.slice(0, 60)}: ${res.statusCode} ${res.body.slice(0, 120)}`;
+        assert.equal(res.statusCode, 404, what);
+        assert.match(res.headers['content-type'] as string, /^text\/html/, what);
+        assert.match(res.body, /Checkout not found/, what);
+      }
+    }
+    assert.equal((await api.get(`/tracks/${plan.id}/payments`)).body.data.items.length, 0);
+  });
+
   test('a collection attempt pays the obligation it was made for, even when an older one is overdue', async () => {
     const { api, workspaceId } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 100_000 });
@@ -435,6 +470,49 @@ describe("a provider's late success", () => {
     assert.equal((await api.get(`/tracks/${plan.id}/payments`)).body.data.items.length, 1);
     const again = await received(setting, notification(first.id, { amount: 20_000 }));
     assert.equal(again.outcome, 'already_recorded');
+  });
+});
+
+describe('a revoke that lands while a charge is claimed', () => {
+  test('an attempt left in flight is not charged again on a mandate revoked meanwhile: it is blocked', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const plan = await newTrack(api, { amount: 60_000 });
+    const schedule = (
+      await api.post('/collection-schedules', {
+        target_type: 'payment_plan',
+        target_id: plan.id,
+        frequency: 'one_time',
+        fixed_amount: 20_000,
+        start_date: '2028-01-25T09:00:00Z',
+        collection_method: 'auto_debit',
+      })
+    ).body.data;
+    const mandate = (
+      await api.post('/payment-mandates', {
+        payer_type: 'customer',
+        provider: 'gatewayA',
+        schedule_id: schedule.id,
+      })
+    ).body.data;
+    await consent(t, mandate.consent_url, 'approve');
+    // The worker claims the attempt and stops before the provider answers.
+    const stopped = withCharge(t, () => Promise.reject(new Error('worker stopped')));
+    await runSweepsNow(stopped, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') }).catch(
+      () => undefined,
+    );
+    const [inFlight] = (await api.get(`/collection-attempts?schedule_id=${schedule.id}`)).body.data.items;
+    assert.equal(inFlight.status, 'processing');
+    assert.equal((await api.post(`/payment-mandates/${mandate.id}/revoke`, {})).status, 200);
+    const charged: string[] = [];
+    const counting = withCharge(t, (request, charge) => {
+      charged.push(request.reference);
+      return charge(request);
+    });
+    await runSweepsNow(counting, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:10:00Z') });
+    assert.deepEqual(charged, []);
+    const [after] = (await api.get(`/collection-attempts?schedule_id=${schedule.id}`)).body.data.items;
+    assert.deepEqual([after.status, after.blocked_reason], ['blocked', 'no_active_mandate']);
+    assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 60_000);
   });
 });
 

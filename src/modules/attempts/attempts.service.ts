@@ -378,6 +378,18 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
   const mandate = attempt.mandate_id
     ? await mandates.findById(ctx.db, tenant, attempt.mandate_id)
     : undefined;
+  // Revoked or replaced since the attempt was claimed (or while a stopped worker held it): never charged on it.
+  if (mandate?.status !== 'active') {
+    return inTransaction(ctx, async (trx) => {
+      const blocked = await repo.updateIn(trx, attempt.id, ['processing'], {
+        status: 'blocked',
+        blocked_reason: 'no_active_mandate',
+        updated_at: tenant.clock.now().toISOString(),
+      });
+      if (blocked) await recordEvent(trx, tenant, 'attempt.blocked', toApi(blocked));
+      return blocked !== undefined;
+    });
+  }
   const result = await provider.charge({
     reference: attempt.id,
     mandateId: mandate?.provider_mandate_id ?? attempt.mandate_id ?? '',

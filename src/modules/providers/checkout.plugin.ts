@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { escapeHtml, isCrossSitePost, PAGE_HEADERS, page } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
+import { AppError } from '../../lib/app-error.js';
 import { formatMoney } from '../../lib/money.js';
 import { payCheckout, showCheckout } from './checkout.service.js';
 
@@ -14,7 +15,8 @@ function send(reply: FastifyReply, status: number, title: string, body: string) 
     .send(page(title, `<h1>${escapeHtml(title)}</h1>${body}`));
 }
 
-const notFound = (reply: FastifyReply) =>
+/** Also the answer to an address under /checkout that cannot be routed at all (bad percent-encoding). */
+export const notFound = (reply: FastifyReply) =>
   send(reply, 404, 'Checkout not found', '<p>This checkout link is not valid.</p>');
 
 const alreadyPaid = (reply: FastifyReply, business: string) =>
@@ -49,6 +51,8 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
         '<p>Nothing was paid. Wait a minute, then open the link again.</p>',
       );
     }
+    // Text no checkout id has (NUL, a lone surrogate) in the path or query, refused before the handler runs.
+    if (error instanceof AppError && error.code === 'validation_error') return notFound(reply);
     const status = error.statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, 'checkout page failed');
     return send(
