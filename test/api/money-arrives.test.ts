@@ -181,6 +181,7 @@ describe('money a provider reports is always recorded', () => {
       [split.body.data.trackId, split.body.data.amount, split.body.data.splitFrom, split.body.data.unapplied],
       [small.id, 3_000, credit, false],
     );
+    assert.equal(split.body.data.metadata.unapplied, undefined, 'no note says it is credit any more');
     assert.equal((await api.get(`/tracks/${small.id}`)).body.data.status, 'completed');
     const original = (await api.get(`/payments/${credit}`)).body.data;
     assert.equal(original.status, 'split');
@@ -195,6 +196,10 @@ describe('money a provider reports is always recorded', () => {
     const whole = await api.post(`/payments/${rest.id}/apply`, { trackId: big.id });
     assert.equal(whole.status, 200, JSON.stringify(whole.body));
     assert.deepEqual([whole.body.data.id, whole.body.data.trackId], [rest.id, big.id]);
+    assert.deepEqual(
+      [whole.body.data.unappliedReason, whole.body.data.metadata.unapplied],
+      ['overpayment', undefined],
+    );
     assert.equal((await api.get(`/tracks/${big.id}`)).body.data.balance, 7_000);
     assert.equal(await planLedgerSum(api, big.id), 7_000);
     assert.deepEqual(await creditOf(api, customer.id), { NGN: 0 });

@@ -300,6 +300,12 @@ export async function recordWithoutPlan(
   return payment;
 }
 
+/** Its metadata once on a plan: without the notes that said why no plan had taken it (`unappliedReason` keeps that). */
+function appliedMetadata(row: PaymentsTable): Record<string, string> {
+  const { unapplied: _why, planId: _plan, ...rest } = parseMetadata(row.metadata);
+  return rest;
+}
+
 /** The payment is not unapplied money: it cannot be applied. */
 function notApplicable(row: PaymentsTable): AppError {
   const state = row.status !== 'recorded' ? row.status : 'applied';
@@ -346,7 +352,13 @@ export async function applyUnapplied(
       appliedAs: paymentId,
     });
   if (part === row.amount) {
-    const claimed = await repo.moveToPlan(trx, tenant, id, track.id, track.customer_id);
+    const claimed = await repo.moveToPlan(
+      trx,
+      tenant,
+      id,
+      { trackId: track.id, customerId: track.customer_id },
+      stringifyMetadata(appliedMetadata(row)),
+    );
     if (!claimed) throw notApplicable((await repo.findById(trx, tenant, id)) ?? row);
     const placed = await placeOnPlan(trx, tenant, {
       paymentId: id,
@@ -375,7 +387,7 @@ export async function applyUnapplied(
     method: row.method as Payment['method'],
     paidAt: row.paid_at,
     source: row.source,
-    metadata: parseMetadata(row.metadata),
+    metadata: appliedMetadata(row),
     splitFrom: id,
   };
   const onPlan = await applyPayment(

@@ -41,8 +41,18 @@ export function markReversed(db: DbOrTrx, tenant: TenantRef, id: string, at: str
 }
 
 /** An unapplied payment, still so, put on a plan (its allocations follow); no row when it is not unapplied any more. */
-export function moveToPlan(db: DbOrTrx, tenant: TenantRef, id: string, trackId: string, customerId: string) {
-  return unapplied(db.updateTable('payments').set({ track_id: trackId, customer_id: customerId }), tenant, id)
+export function moveToPlan(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  id: string,
+  plan: { trackId: string; customerId: string },
+  metadata: string,
+) {
+  return unapplied(
+    db.updateTable('payments').set({ track_id: plan.trackId, customer_id: plan.customerId, metadata }),
+    tenant,
+    id,
+  )
     .returningAll()
     .executeTakeFirst();
 }
