@@ -16,6 +16,7 @@ export const BALANCE_ENTRY_TYPES = [
   'plan.adjusted',
   'payment.recorded',
   'payment.reversed',
+  'payment.applied',
 ] as const;
 
 /** Ids a statement may list at once: SQLite takes at most 32,766 parameters. */
