@@ -39,6 +39,11 @@ export interface Config {
    * links survive restarts and work on every node sharing it.
    */
   exportSigningSecret: string | undefined;
+  /**
+   * Records of due work a test clock's advance handles before it answers; past it the advance answers 202 and
+   * the worker does the rest, this many at a time.
+   */
+  testClockAdvanceBudget: number;
 }
 
 export class ConfigError extends Error {
@@ -47,6 +52,13 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/**
+ * Measured on two shared cores, 100 daily schedules moved 13 days, both databases: a reminder stage made or sent
+ * costs 4 to 10 ms, a collection attempt 2.3 to 3.7 ms, an obligation made or marked overdue 0.1 to 1.5 ms, a
+ * rollup fold 0.02 to 0.05 ms. 200 records keep an advance's answer near a second at the dearest kind.
+ */
+const DEFAULT_TEST_CLOCK_ADVANCE_BUDGET = 200;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -133,6 +145,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       parsePositiveInt('FAILED_AUTH_PER_MINUTE', env.FAILED_AUTH_PER_MINUTE, problems) ?? 60,
     metricsToken: env.METRICS_TOKEN || undefined,
     exportSigningSecret: env.EXPORT_SIGNING_SECRET || undefined,
+    testClockAdvanceBudget:
+      parsePositiveInt('TEST_CLOCK_ADVANCE_BUDGET', env.TEST_CLOCK_ADVANCE_BUDGET, problems) ??
+      DEFAULT_TEST_CLOCK_ADVANCE_BUDGET,
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');

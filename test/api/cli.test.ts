@@ -537,6 +537,77 @@ describe('first start on an empty database', () => {
     }
   });
 
+  test('serve finishes a test clock advance that answered 202 on its own worker, in real time', async () => {
+    const database = await freshDatabase();
+    try {
+      const port = await freePort();
+      const env = {
+        ...cliEnv(database),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        TEST_CLOCK_ADVANCE_BUDGET: '5',
+      };
+      const server = await startCommand(['serve'], env, 'listening on');
+      try {
+        const key = KEY_FORM.exec(server.stdout.text)?.[0];
+        const call = async (method: string, path: string, body?: unknown) => {
+          const res = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+            method,
+            headers: {
+              authorization: `Bearer ${key}`,
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          });
+          return { status: res.status, body: (await res.json()) as any };
+        };
+        const customer = await call('POST', '/customers', { name: 'Clock Test', phone: '+2348031230000' });
+        assert.equal(customer.status, 201, JSON.stringify(customer.body));
+        const start = new Date(Date.now() + 86_400_000).toISOString();
+        const schedules: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const plan = await call('POST', '/tracks', {
+            customerId: customer.body.data.id,
+            title: 'Daily plan',
+            amount: 1_000_000,
+          });
+          const schedule = await call('POST', '/collection-schedules', {
+            target_type: 'payment_plan',
+            target_id: plan.body.data.id,
+            frequency: 'daily',
+            fixed_amount: 1_000,
+            start_date: start,
+          });
+          assert.equal(schedule.status, 201, JSON.stringify(schedule.body));
+          schedules.push(schedule.body.data.id);
+        }
+
+        const moved = await call('POST', '/account/test-clock/advance', { days: 20 });
+        assert.equal(moved.status, 202, JSON.stringify(moved.body));
+        assert.equal(moved.body.data.status, 'advancing');
+        let clock = moved.body.data;
+        const deadline = Date.now() + 30_000;
+        while (clock.status !== 'ready' && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 100));
+          clock = (await call('GET', '/account/test-clock')).body.data;
+        }
+        assert.equal(clock.status, 'ready', 'the worker finished the advance');
+        const today = String(clock.now).slice(0, 10);
+        for (const id of schedules) {
+          const listed = await call('GET', `/collection-schedules/${id}/obligations?limit=100`);
+          const past = listed.body.data.items.filter((o: { due_date: string }) => o.due_date < today);
+          assert.ok(past.length >= 19, JSON.stringify(listed.body));
+          assert.deepEqual(new Set(past.map((o: { status: string }) => o.status)), new Set(['overdue']));
+        }
+        assert.equal(await server.stop(), 0, server.stderr.text);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
   test('worker runs until stopped and exits with status 0, on a database migrate created', async () => {
     const database = await freshDatabase();
     try {

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       failedAuthPerMinute: 60,
       metricsToken: undefined,
       exportSigningSecret: undefined,
+      testClockAdvanceBudget: 200,
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -63,6 +64,7 @@ describe('loadConfig', () => {
       FAILED_AUTH_PER_MINUTE: '20',
       METRICS_TOKEN: 'a-long-enough-scrape-token',
       EXPORT_SIGNING_SECRET: 'an-export-signing-secret-of-32-chars',
+      TEST_CLOCK_ADVANCE_BUDGET: '1000',
     });
     assert.equal(config.port, 8080);
     assert.equal(config.host, '127.0.0.1');
@@ -84,6 +86,7 @@ describe('loadConfig', () => {
     assert.equal(config.failedAuthPerMinute, 20);
     assert.equal(config.metricsToken, 'a-long-enough-scrape-token');
     assert.equal(config.exportSigningSecret, 'an-export-signing-secret-of-32-chars');
+    assert.equal(config.testClockAdvanceBudget, 1000);
   });
 
   test('PUBLIC_URL defaults to the configured port', () => {
@@ -104,6 +107,7 @@ describe('loadConfig', () => {
       METRICS_TOKEN: 'short',
       SMTP_URL: 'http://mail:25',
       MESSAGE_PROVIDER_URL: 'ftp://messages.example',
+      TEST_CLOCK_ADVANCE_BUDGET: 'all',
     });
     const named = [
       'PORT',
@@ -118,6 +122,7 @@ describe('loadConfig', () => {
       'METRICS_TOKEN',
       'SMTP_URL',
       'MESSAGE_PROVIDER_URL',
+      'TEST_CLOCK_ADVANCE_BUDGET',
     ];
     assert.equal(problems.length, named.length, problems.join('\n'));
     for (const name of named)
