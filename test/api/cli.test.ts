@@ -493,6 +493,44 @@ describe('first start on an empty database', () => {
     }
   });
 
+  test('a first serve whose port is taken fails clearly and creates nothing; the next one creates the workspace and prints its key', async () => {
+    const database = await freshDatabase();
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const busy = (taken.address() as net.AddressInfo).port;
+      const env = { ...cliEnv(database), HOST: '127.0.0.1', PORT: String(busy) };
+      const failed = await cli(env, 'serve');
+      assert.equal(failed.code, 1, failed.stdout);
+      assert.match(
+        failed.stderr,
+        new RegExp(`cannot listen on 127\\.0\\.0\\.1:${busy}: the address is in use`),
+      );
+      assert.doesNotMatch(failed.stderr, /\n\s+at /, 'a message, not a stack trace');
+      assert.doesNotMatch(failed.stdout, /pt_test_/);
+      const handle = database.open();
+      try {
+        assert.deepEqual(await handle.db.selectFrom('workspaces').select('id').execute(), []);
+        assert.deepEqual(await handle.db.selectFrom('api_keys').select('id').execute(), []);
+      } finally {
+        await handle.close();
+      }
+
+      const port = await freePort();
+      const next = await startCommand(['serve'], { ...env, PORT: String(port) }, 'listening on');
+      const key = KEY_FORM.exec(next.stdout.text)?.[0];
+      assert.ok(key, next.stdout.text);
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/customers`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(response.status, 200);
+      assert.equal(await next.stop(), 0, next.stderr.text);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      await database.drop();
+    }
+  });
+
   test('serve runs background jobs on its worker thread: a webhook arrives, and /metrics counts it', async () => {
     const database = await freshDatabase();
     const receiver = await startReceiver();
