@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -44,6 +45,12 @@ export interface Config {
    * the worker does the rest, this many at a time.
    */
   testClockAdvanceBudget: number;
+  /**
+   * The proxies in front of the service (load balancers), whose `X-Forwarded-For` gives the client's address in
+   * per-address limits, consent evidence and logs: their addresses and CIDR ranges, or how many hops to trust.
+   * False: none; the connection's address is the client's.
+   */
+  trustProxy: false | number | string[];
 }
 
 export class ConfigError extends Error {
@@ -77,6 +84,27 @@ function parsePositiveInt(name: string, raw: string | undefined, problems: strin
     return undefined;
   }
   return Number(raw);
+}
+
+/** An address (`10.0.0.5`, `::1`) or a CIDR range (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+function parseTrustProxy(raw: string | undefined, problems: string[]): Config['trustProxy'] {
+  if (raw === undefined || raw.trim() === '') return false;
+  const text = raw.trim();
+  if (/^[0-9]+$/.test(text) && Number(text) >= 1 && Number.isSafeInteger(Number(text))) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  if (entries.every(isAddressOrRange)) return entries;
+  problems.push(
+    `TRUST_PROXY must be a hop count (1 or more) or a comma-separated list of proxy addresses or CIDR ranges, got '${raw}'`,
+  );
+  return false;
 }
 
 function isHttpUrl(raw: string): boolean {
@@ -148,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     testClockAdvanceBudget:
       parsePositiveInt('TEST_CLOCK_ADVANCE_BUDGET', env.TEST_CLOCK_ADVANCE_BUDGET, problems) ??
       DEFAULT_TEST_CLOCK_ADVANCE_BUDGET,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');
