@@ -403,3 +403,23 @@ describe('an advance with more work than its budget', () => {
     assert.equal((await api.get('/account/test-clock')).body.data.status, 'ready');
   });
 });
+
+describe('a server whose real time is within 10 years of 9999', () => {
+  let late: TestApp;
+  before(async () => {
+    late = await buildTestApp({ clock: new ManualClock(new Date('9995-06-01T00:00:00.000Z')) });
+  });
+  after(() => late.close());
+
+  test('never takes the test clock past 9999-12-31: the clock path never writes +010000', async () => {
+    const { api } = await newWorkspace(late);
+    const far = await api.post('/account/test-clock/advance', { days: BOUND_DAYS });
+    assert.equal(far.status, 422);
+    assert.match(far.body.error.details.fields.days, /at most to 9999-12-31T23:59:59\.999Z/);
+    const last = await api.post('/account/test-clock/advance', { to: '9999-12-31T23:59:59.999Z' });
+    assert.equal(last.status, 200, JSON.stringify(last.body));
+    const shown = await api.get('/account/test-clock');
+    assert.equal(shown.body.data.now, '9999-12-31T23:59:59.999Z');
+    assert.doesNotMatch(JSON.stringify([last.body, shown.body]), /\+0100/);
+  });
+});
