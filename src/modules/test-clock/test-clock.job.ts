@@ -13,7 +13,7 @@ export const finishAdvanceJob = defineJob({
   name: 'test_clock.advance',
   payload: Type.Object({
     workspaceId: Type.String(),
-    /** The advance's target and the offset it left: a later advance's clock is that advance's job's to finish. */
+    /** The advance's target, and the offset it left: once a later advance moved the clock, its own job goes on. */
     to: Type.String(),
     offsetMs: Type.Integer(),
   }),

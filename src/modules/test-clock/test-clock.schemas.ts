@@ -21,7 +21,7 @@ export const TestClock = Type.Object(
 );
 export type TestClock = Static<typeof TestClock>;
 
-const bound = `at most ${MAX_AHEAD_DAYS.toLocaleString('en')} days (10 years) past real time in all`;
+const bound = `at most ${MAX_AHEAD_DAYS.toLocaleString('en-US')} days (10 years) past real time in all`;
 
 export const TestClockAdvance = Type.Object(
   {
