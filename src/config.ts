@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -39,6 +40,17 @@ export interface Config {
    * links survive restarts and work on every node sharing it.
    */
   exportSigningSecret: string | undefined;
+  /**
+   * Records of due work a test clock's advance handles before it answers; past it the advance answers 202 and
+   * the worker does the rest, this many at a time.
+   */
+  testClockAdvanceBudget: number;
+  /**
+   * The proxies in front of the service (load balancers), whose `X-Forwarded-For` gives the client's address in
+   * per-address limits, consent evidence and logs: their addresses and CIDR ranges, or how many hops to trust.
+   * False: none; the connection's address is the client's.
+   */
+  trustProxy: false | number | string[];
 }
 
 export class ConfigError extends Error {
@@ -47,6 +59,13 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/**
+ * Measured on two shared cores, 100 daily schedules moved 13 days, both databases: a reminder stage made or sent
+ * costs 4 to 10 ms, a collection attempt 2.3 to 3.7 ms, an obligation made or marked overdue 0.1 to 1.5 ms, a
+ * rollup fold 0.02 to 0.05 ms. 200 records keep an advance's answer near a second at the dearest kind.
+ */
+const DEFAULT_TEST_CLOCK_ADVANCE_BUDGET = 200;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -65,6 +84,27 @@ function parsePositiveInt(name: string, raw: string | undefined, problems: strin
     return undefined;
   }
   return Number(raw);
+}
+
+/** An address (`10.0.0.5`, `::1`) or a CIDR range (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+function parseTrustProxy(raw: string | undefined, problems: string[]): Config['trustProxy'] {
+  if (raw === undefined || raw.trim() === '') return false;
+  const text = raw.trim();
+  if (/^[0-9]+$/.test(text) && Number(text) >= 1 && Number.isSafeInteger(Number(text))) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  if (entries.every(isAddressOrRange)) return entries;
+  problems.push(
+    `TRUST_PROXY must be a hop count (1 or more) or a comma-separated list of proxy addresses or CIDR ranges, got '${raw}'`,
+  );
+  return false;
 }
 
 function isHttpUrl(raw: string): boolean {
@@ -133,6 +173,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       parsePositiveInt('FAILED_AUTH_PER_MINUTE', env.FAILED_AUTH_PER_MINUTE, problems) ?? 60,
     metricsToken: env.METRICS_TOKEN || undefined,
     exportSigningSecret: env.EXPORT_SIGNING_SECRET || undefined,
+    testClockAdvanceBudget:
+      parsePositiveInt('TEST_CLOCK_ADVANCE_BUDGET', env.TEST_CLOCK_ADVANCE_BUDGET, problems) ??
+      DEFAULT_TEST_CLOCK_ADVANCE_BUDGET,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');

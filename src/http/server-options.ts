@@ -78,6 +78,17 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   );
 }
 
+/**
+ * Which peers' `X-Forwarded-For` is believed (TRUST_PROXY). Off by default: otherwise any client could choose its
+ * own address by the header. A hop count trusts that many proxies nearest the service, whoever they are; Fastify
+ * ignores a bare number (it cannot tell a proxy from a client that connects directly), so it is given as the
+ * function that says so.
+ */
+function trustProxyOf(trust: Config['trustProxy']): FastifyHttpOptions<Server>['trustProxy'] {
+  if (typeof trust !== 'number') return trust;
+  return (_address: string, hop: number) => hop < trust;
+}
+
 /** A page prefix (the consent page's `/consent`) and how it answers an address under it that cannot be routed. */
 export interface PageForBadUrl {
   prefix: string;
@@ -122,6 +133,7 @@ export function serverOptions(
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     logController: new OneLinePerRequest(),
+    trustProxy: trustProxyOf(config.trustProxy),
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,

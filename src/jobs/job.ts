@@ -29,6 +29,11 @@ export interface JobResult<R = never> {
   /** When a failed run is retried, if not after the definition's backoff. */
   retryAt?: Date;
   /**
+   * The run did one share of a larger piece of work and succeeded: the job runs again at this time (other due
+   * jobs are claimed first), its failed attempts counted from zero again.
+   */
+  rerunAt?: Date;
+  /**
    * Rows the run leaves (a delivery attempt, say), written by the definition's `writeRecords` in the
    * transaction that completes or reschedules the job, so the job's state and its records agree.
    */

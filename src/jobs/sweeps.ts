@@ -19,6 +19,12 @@ export interface SweepScope {
   workspaceId?: string;
   /** Every workspace of the mode but these (their test clocks were moved; each is a scope of its own). */
   exceptWorkspaceIds?: readonly string[];
+  /**
+   * The most records the caller wants this run to handle (what is left of a test clock advance's budget): a sweep
+   * may stop once it has handled that many, and is run again. Without it, or in a sweep that does not read it,
+   * a run handles everything due.
+   */
+  limit?: number;
 }
 
 /**
@@ -83,20 +89,40 @@ export async function scheduleSweeps(ctx: AppContext, clock: Clock): Promise<voi
 
 const MAX_PASSES = 10;
 
+export interface SweepsRun {
+  /** How many records each sweep handled. */
+  ran: Record<string, number>;
+  /** A whole pass found nothing more; false when the budget ran out first. */
+  done: boolean;
+}
+
 /**
  * Runs every sweep on one scope until a whole pass finds nothing more (one sweep's work can make another's
- * due); returns how many records each sweep handled.
+ * due), or until `budget` records were handled: then it stops before the next sweep and says it is not done.
+ * The budget is checked between sweeps, and each run is asked for no more than what is left of it (`limit`).
  */
-export async function runSweepsNow(ctx: AppContext, scope: SweepScope): Promise<Record<string, number>> {
-  const counts: Record<string, number> = Object.fromEntries(ctx.registry.sweeps.map((s) => [s.name, 0]));
+export async function runSweepsWithin(
+  ctx: AppContext,
+  scope: SweepScope,
+  budget = Number.POSITIVE_INFINITY,
+): Promise<SweepsRun> {
+  const ran: Record<string, number> = Object.fromEntries(ctx.registry.sweeps.map((s) => [s.name, 0]));
+  let total = 0;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     let handled = 0;
     for (const sweep of ctx.registry.sweeps) {
-      const n = await sweep.run(ctx, scope);
-      counts[sweep.name] = (counts[sweep.name] ?? 0) + n;
+      if (total >= budget) return { ran, done: false };
+      const n = await sweep.run(ctx, Number.isFinite(budget) ? { ...scope, limit: budget - total } : scope);
+      ran[sweep.name] = (ran[sweep.name] ?? 0) + n;
       handled += n;
+      total += n;
     }
     if (handled === 0) break;
   }
-  return counts;
+  return { ran, done: true };
+}
+
+/** Runs every sweep on one scope until a whole pass finds nothing more; returns how many records each handled. */
+export async function runSweepsNow(ctx: AppContext, scope: SweepScope): Promise<Record<string, number>> {
+  return (await runSweepsWithin(ctx, scope)).ran;
 }

@@ -45,6 +45,7 @@ interface Completion {
   payload: unknown;
   error: string | undefined;
   retryAt: Date | undefined;
+  rerunAt: Date | undefined;
   final: boolean;
   records: readonly unknown[] | undefined;
 }
@@ -284,6 +285,7 @@ export class Worker {
         payload,
         error: result?.error,
         retryAt: result?.retryAt,
+        rerunAt: result?.rerunAt,
         final: false,
         records: result?.records,
       });
@@ -295,6 +297,7 @@ export class Worker {
         payload,
         error: message,
         retryAt: undefined,
+        rerunAt: undefined,
         final: error instanceof FinalError,
         records: undefined,
       });
@@ -339,7 +342,7 @@ export class Worker {
   private async writeCompletions(trx: Trx, batch: readonly Completion[]): Promise<void> {
     const now = this.clock.now();
     const owned = new Set<Completion>();
-    const finished = batch.filter((c) => c.error === undefined && !c.job?.repeatEveryMs);
+    const finished = batch.filter((c) => c.error === undefined && !c.job?.repeatEveryMs && !c.rerunAt);
     const deleted = await repo.deleteDone(
       trx,
       finished.map((c) => c.running.held),
@@ -351,7 +354,15 @@ export class Worker {
       const { row } = c.running;
       const repeatMs = c.job?.repeatEveryMs?.(c.payload as never);
       let changes: Parameters<typeof repo.release>[2];
-      if (c.error === undefined && repeatMs !== undefined) {
+      if (c.error === undefined && c.rerunAt) {
+        changes = {
+          status: 'pending',
+          attempts: 0,
+          last_error: null,
+          run_at: c.rerunAt.toISOString(),
+          updated_at: now.toISOString(),
+        };
+      } else if (c.error === undefined && repeatMs !== undefined) {
         changes = {
           status: 'pending',
           attempts: 0,

@@ -493,6 +493,44 @@ describe('first start on an empty database', () => {
     }
   });
 
+  test('a first serve whose port is taken fails clearly and creates nothing; the next one creates the workspace and prints its key', async () => {
+    const database = await freshDatabase();
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const busy = (taken.address() as net.AddressInfo).port;
+      const env = { ...cliEnv(database), HOST: '127.0.0.1', PORT: String(busy) };
+      const failed = await cli(env, 'serve');
+      assert.equal(failed.code, 1, failed.stdout);
+      assert.match(
+        failed.stderr,
+        new RegExp(`cannot listen on 127\\.0\\.0\\.1:${busy}: the address is in use`),
+      );
+      assert.doesNotMatch(failed.stderr, /\n\s+at /, 'a message, not a stack trace');
+      assert.doesNotMatch(failed.stdout, /pt_test_/);
+      const handle = database.open();
+      try {
+        assert.deepEqual(await handle.db.selectFrom('workspaces').select('id').execute(), []);
+        assert.deepEqual(await handle.db.selectFrom('api_keys').select('id').execute(), []);
+      } finally {
+        await handle.close();
+      }
+
+      const port = await freePort();
+      const next = await startCommand(['serve'], { ...env, PORT: String(port) }, 'listening on');
+      const key = KEY_FORM.exec(next.stdout.text)?.[0];
+      assert.ok(key, next.stdout.text);
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/customers`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(response.status, 200);
+      assert.equal(await next.stop(), 0, next.stderr.text);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      await database.drop();
+    }
+  });
+
   test('serve runs background jobs on its worker thread: a webhook arrives, and /metrics counts it', async () => {
     const database = await freshDatabase();
     const receiver = await startReceiver();
@@ -533,6 +571,77 @@ describe('first start on an empty database', () => {
       }
     } finally {
       await receiver.close();
+      await database.drop();
+    }
+  });
+
+  test('serve finishes a test clock advance that answered 202 on its own worker, in real time', async () => {
+    const database = await freshDatabase();
+    try {
+      const port = await freePort();
+      const env = {
+        ...cliEnv(database),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        TEST_CLOCK_ADVANCE_BUDGET: '5',
+      };
+      const server = await startCommand(['serve'], env, 'listening on');
+      try {
+        const key = KEY_FORM.exec(server.stdout.text)?.[0];
+        const call = async (method: string, path: string, body?: unknown) => {
+          const res = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+            method,
+            headers: {
+              authorization: `Bearer ${key}`,
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          });
+          return { status: res.status, body: (await res.json()) as any };
+        };
+        const customer = await call('POST', '/customers', { name: 'Clock Test', phone: '+2348031230000' });
+        assert.equal(customer.status, 201, JSON.stringify(customer.body));
+        const start = new Date(Date.now() + 86_400_000).toISOString();
+        const schedules: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const plan = await call('POST', '/tracks', {
+            customerId: customer.body.data.id,
+            title: 'Daily plan',
+            amount: 1_000_000,
+          });
+          const schedule = await call('POST', '/collection-schedules', {
+            target_type: 'payment_plan',
+            target_id: plan.body.data.id,
+            frequency: 'daily',
+            fixed_amount: 1_000,
+            start_date: start,
+          });
+          assert.equal(schedule.status, 201, JSON.stringify(schedule.body));
+          schedules.push(schedule.body.data.id);
+        }
+
+        const moved = await call('POST', '/account/test-clock/advance', { days: 20 });
+        assert.equal(moved.status, 202, JSON.stringify(moved.body));
+        assert.equal(moved.body.data.status, 'advancing');
+        let clock = moved.body.data;
+        const deadline = Date.now() + 30_000;
+        while (clock.status !== 'ready' && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 100));
+          clock = (await call('GET', '/account/test-clock')).body.data;
+        }
+        assert.equal(clock.status, 'ready', 'the worker finished the advance');
+        const today = String(clock.now).slice(0, 10);
+        for (const id of schedules) {
+          const listed = await call('GET', `/collection-schedules/${id}/obligations?limit=100`);
+          const past = listed.body.data.items.filter((o: { due_date: string }) => o.due_date < today);
+          assert.ok(past.length >= 19, JSON.stringify(listed.body));
+          assert.deepEqual(new Set(past.map((o: { status: string }) => o.status)), new Set(['overdue']));
+        }
+        assert.equal(await server.stop(), 0, server.stderr.text);
+      } finally {
+        await server.stop();
+      }
+    } finally {
       await database.drop();
     }
   });

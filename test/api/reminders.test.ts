@@ -98,6 +98,21 @@ describe('POST /reminders', () => {
     assert.match(res.body.data.message, /¥1,500 for Bicycle/);
   });
 
+  test('a plan with a due date: the message names that date as it is, on both databases', async () => {
+    const { api } = await newWorkspace(t, { timezone: 'Pacific/Kiritimati' });
+    const customer = await newCustomer(api, { name: 'Chidi Eze' });
+    const plan = await newTrack(api, {
+      customerId: customer.id,
+      amount: 40_000,
+      title: 'Deep freezer',
+      dueDate: '2028-03-01',
+    });
+    const res = await api.post('/reminders', { trackId: plan.id });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    // A calendar date is the plan's own: no zone moves it to the day before or after.
+    assert.match(res.body.data.message, /₦400\.00 for Deep freezer is due on 1 Mar 2028\./);
+  });
+
   test('a message given is sent as written, on the channel asked', async () => {
     const { api } = await lagos();
     const customer = await newCustomer(api);

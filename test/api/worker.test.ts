@@ -305,6 +305,34 @@ describe('background worker', () => {
     }
   });
 
+  test('a job that does its work in shares runs again at the time it asks, its failed attempts counted per share', async () => {
+    const shares: number[] = [];
+    let failOnce = true;
+    const inShares = defineJob({
+      name: 'test.shares',
+      payload: Type.Object({ of: Type.Integer() }),
+      maxAttempts: 2,
+      backoffMs: () => 0,
+      async run(ctx, { of }, job) {
+        if (shares.length === 1 && failOnce) {
+          failOnce = false;
+          throw new Error('one share failed');
+        }
+        shares.push(job.attempt);
+        return shares.length < of ? { rerunAt: ctx.clock.now() } : undefined;
+      },
+    });
+    const ctx = withJobs([inShares]);
+    await enqueue(ctx.db, ctx.clock, inShares, { of: 4 });
+    await new Worker(ctx, t.app.log).drain();
+    // Attempts count from 1 again after each share: the failure is the second share's first attempt.
+    assert.deepEqual(shares, [1, 2, 1, 1]);
+    assert.deepEqual(
+      await ctx.db.selectFrom('jobs').select('id').where('name', '=', 'test.shares').execute(),
+      [],
+    );
+  });
+
   test('a job that keeps failing is kept as failed, with its last error', async () => {
     const failing = defineJob({
       name: 'test.failing',

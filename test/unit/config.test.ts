@@ -37,6 +37,8 @@ describe('loadConfig', () => {
       failedAuthPerMinute: 60,
       metricsToken: undefined,
       exportSigningSecret: undefined,
+      testClockAdvanceBudget: 200,
+      trustProxy: false,
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -63,6 +65,8 @@ describe('loadConfig', () => {
       FAILED_AUTH_PER_MINUTE: '20',
       METRICS_TOKEN: 'a-long-enough-scrape-token',
       EXPORT_SIGNING_SECRET: 'an-export-signing-secret-of-32-chars',
+      TEST_CLOCK_ADVANCE_BUDGET: '1000',
+      TRUST_PROXY: '10.0.0.5',
     });
     assert.equal(config.port, 8080);
     assert.equal(config.host, '127.0.0.1');
@@ -84,6 +88,8 @@ describe('loadConfig', () => {
     assert.equal(config.failedAuthPerMinute, 20);
     assert.equal(config.metricsToken, 'a-long-enough-scrape-token');
     assert.equal(config.exportSigningSecret, 'an-export-signing-secret-of-32-chars');
+    assert.equal(config.testClockAdvanceBudget, 1000);
+    assert.deepEqual(config.trustProxy, ['10.0.0.5']);
   });
 
   test('PUBLIC_URL defaults to the configured port', () => {
@@ -104,6 +110,8 @@ describe('loadConfig', () => {
       METRICS_TOKEN: 'short',
       SMTP_URL: 'http://mail:25',
       MESSAGE_PROVIDER_URL: 'ftp://messages.example',
+      TEST_CLOCK_ADVANCE_BUDGET: 'all',
+      TRUST_PROXY: 'true',
     });
     const named = [
       'PORT',
@@ -118,6 +126,8 @@ describe('loadConfig', () => {
       'METRICS_TOKEN',
       'SMTP_URL',
       'MESSAGE_PROVIDER_URL',
+      'TEST_CLOCK_ADVANCE_BUDGET',
+      'TRUST_PROXY',
     ];
     assert.equal(problems.length, named.length, problems.join('\n'));
     for (const name of named)
@@ -158,6 +168,37 @@ describe('loadConfig', () => {
       assert.deepEqual(problemsOf({ MESSAGE_PROVIDER_URL: bad }), [
         'MESSAGE_PROVIDER_URL must be an http:// or https:// URL',
       ]);
+    }
+  });
+
+  test('TRUST_PROXY takes proxy addresses and CIDR ranges, comma-separated, or a hop count; unset trusts none', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '' }).trustProxy, false);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.1,fd00::/8 , ::1' }).trustProxy, [
+      '10.0.0.0/8',
+      '192.0.2.1',
+      'fd00::/8',
+      '::1',
+    ]);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    for (const bad of [
+      'true',
+      '*',
+      '0',
+      '1.5',
+      '10.0.0.0/33',
+      'fd00::/129',
+      '10.0.0.300',
+      'lb.internal',
+      '10.0.0.1,,',
+    ]) {
+      assert.deepEqual(
+        problemsOf({ TRUST_PROXY: bad }),
+        [
+          `TRUST_PROXY must be a hop count (1 or more) or a comma-separated list of proxy addresses or CIDR ranges, got '${bad}'`,
+        ],
+        bad,
+      );
     }
   });
 

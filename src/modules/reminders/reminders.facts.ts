@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
-import { dateInWords, localDate } from '../../lib/calendar.js';
+import { dateInWords } from '../../lib/calendar.js';
 import { formatMoney } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
@@ -96,7 +96,7 @@ function payBy(subject: ReminderSubject): string | null {
   return null;
 }
 
-/** The template's facts: what is owed now, formatted for its currency, the due date in the workspace's zone. */
+/** The template's facts: what is owed now, formatted for its currency, and the due date. */
 export function factsOf(subject: ReminderSubject): ReminderFacts {
   const { obligation, track, workspace } = subject;
   const amount = obligation
@@ -104,11 +104,8 @@ export function factsOf(subject: ReminderSubject): ReminderFacts {
     : track
       ? formatMoney(track.balance, track.currency)
       : null;
-  const dueDate = obligation
-    ? obligation.due_date
-    : track?.due_date
-      ? localDate(track.due_date, workspace.timezone)
-      : null;
+  // Both are calendar dates (YYYY-MM-DD) already: no zone applies to them.
+  const dueDate = obligation ? obligation.due_date : (track?.due_date ?? null);
   return {
     customerName: subject.customer.name,
     business: workspace.name,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { requireAuth } from '../../http/auth.js';
-import { ok } from '../../http/envelope.js';
+import { Envelope, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
 import { TestClock, TestClockAdvance, TestClockAdvanced } from './test-clock.schemas.js';
 import * as service from './test-clock.service.js';
@@ -18,7 +18,9 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         summary: "The workspace's test clock",
         description:
           'Test mode runs on its own clock: real time plus an offset that starts at 0, moved only forward by ' +
-          'the advance. Everything of the test mode reads it: timestamps, due dates, reports. Live keys get 403.',
+          'the advance, at most 3,652 days (10 years) past real time. Everything of the test mode reads it: ' +
+          'timestamps, due dates, reports. `status` is `advancing` while the worker finishes the due work of an ' +
+          'advance that answered 202, then `ready`. Live keys get 403.',
         response: responses(200, TestClock),
       },
     },
@@ -35,12 +37,24 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         summary: 'Move the test clock forward',
         description:
           'Moves the test clock by `days` or `hours`, or to the instant `to` (never back), then keeps running at ' +
-          'real speed from there. Before answering it runs all time-driven work of the test mode that falls due ' +
-          'on the way and counts what each kind handled. Live keys get 403.',
+          'real speed from there. Whatever the form, the clock goes at most 3,652 days (10 years) past real time ' +
+          "(the server's clock, not the test clock); further is a 422 validation_error naming the field. Before " +
+          'answering it runs the time-driven work of the test mode that falls due on the way, as of the new ' +
+          'time, and counts what each kind handled. An advance with more due work than the server handles at ' +
+          'once (`TEST_CLOCK_ADVANCE_BUDGET` records, 200 by default) answers 202 instead: the clock is at its ' +
+          'new time, `status` is `advancing` and `ran` says what ran so far; the worker does the rest in ' +
+          'batches, then `GET /account/test-clock` shows `ready`. Another advance meanwhile is 409 ' +
+          'invalid_state with `details.status` `advancing`. Live keys get 403.',
         body: TestClockAdvance,
-        response: responses(200, TestClockAdvanced),
+        response: { ...responses(200, TestClockAdvanced), 202: Envelope(TestClockAdvanced) },
       },
     },
-    async (request) => ok(request, await service.advanceTestClock(ctx, requireAuth(request), request.body)),
+    async (request, reply) =>
+      ok(
+        request,
+        await service.advanceTestClock(ctx, requireAuth(request), request.body, (status) => {
+          reply.code(status === 'advancing' ? 202 : 200);
+        }),
+      ),
   );
 };

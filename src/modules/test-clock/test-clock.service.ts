@@ -1,13 +1,24 @@
-import { moveTestClock, testClockOffset } from '../../clock/tenant-clocks.js';
+import { moveTestClock, testClockState } from '../../clock/tenant-clocks.js';
+import type { TestClockStatus } from '../../clock/test-clocks.table.js';
 import type { AppContext } from '../../context.js';
 import { inTransaction, withoutCommitHook } from '../../db/unit-of-work.js';
-import { runSweepsNow } from '../../jobs/sweeps.js';
+import { enqueue } from '../../jobs/queue.js';
+import { runSweepsWithin } from '../../jobs/sweeps.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
 import { toInstant } from '../../lib/instant.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
-import type { TestClock, TestClockAdvance, TestClockAdvanced } from './test-clock.schemas.js';
+import { finishAdvanceJob } from './test-clock.job.js';
+import {
+  MAX_AHEAD_DAYS,
+  type TestClock,
+  type TestClockAdvance,
+  type TestClockAdvanced,
+} from './test-clock.schemas.js';
 
 const HOUR_MS = 3_600_000;
+const MAX_AHEAD_MS = MAX_AHEAD_DAYS * 24 * HOUR_MS;
+/** The last instant both databases and the API keep as written (`+010000-…` after it). */
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 /** Advances racing on one workspace each retry from the time the winner left. */
 const ATTEMPTS = 20;
 
@@ -21,14 +32,17 @@ function requireTestMode(auth: AuthContext): void {
 
 export async function getTestClock(ctx: AppContext, auth: AuthContext): Promise<TestClock> {
   requireTestMode(auth);
-  const offsetMs = await testClockOffset(ctx.db, auth.workspaceId);
-  return { now: new Date(ctx.clock.now().getTime() + offsetMs).toISOString(), offsetMs };
+  const { offsetMs, status } = await testClockState(ctx.db, auth.workspaceId);
+  return { now: new Date(ctx.clock.now().getTime() + offsetMs).toISOString(), offsetMs, status };
 }
 
-/** The one move the body asks for, as a target time from the current test time. */
-function targetOf(input: TestClockAdvance, current: number): number {
+type Field = 'to' | 'days' | 'hours';
+
+/** The one move the body asks for, as a target time from the current test time, and the field that gave it. */
+function targetOf(input: TestClockAdvance, current: number): { field: Field; target: number } {
   const given = (['to', 'days', 'hours'] as const).filter((field) => input[field] !== undefined);
-  if (given.length !== 1) {
+  const [field] = given;
+  if (given.length !== 1 || field === undefined) {
     const problem =
       given.length === 0 ? 'give exactly one of to, days and hours' : 'give only one of to, days and hours';
     throw fieldError(
@@ -42,40 +56,82 @@ function targetOf(input: TestClockAdvance, current: number): number {
         to: `must not be before the test clock's time, ${new Date(current).toISOString()}`,
       });
     }
-    return target;
+    return { field, target };
   }
-  return current + (input.days !== undefined ? input.days * 24 * HOUR_MS : (input.hours ?? 0) * HOUR_MS);
+  const hours = input.days !== undefined ? input.days * 24 : (input.hours ?? 0);
+  return { field, target: current + hours * HOUR_MS };
+}
+
+/** The target, if it is within the bound: 3,652 days past real time (the server's clock), and never past 9999. */
+function boundedTarget(input: TestClockAdvance, current: number, real: number): number {
+  const { field, target } = targetOf(input, current);
+  const latest = Math.min(real + MAX_AHEAD_MS, LAST_INSTANT);
+  if (target > latest) {
+    throw fieldError({
+      [field]:
+        `must not take the test clock more than ${MAX_AHEAD_DAYS.toLocaleString('en-US')} days (10 years) past ` +
+        `real time: at most to ${new Date(latest).toISOString()}`,
+    });
+  }
+  return target;
 }
 
 /** Another advance moved the clock between our read and our write. */
 class ClockMoved extends Error {}
 
+const advancing = () =>
+  new AppError(
+    'invalid_state',
+    'The test clock is still advancing: the worker is finishing the due work of the last advance. Read ' +
+      'GET /account/test-clock until its status is ready, then advance again.',
+    { status: 'advancing', action: 'advance' },
+  );
+
 /**
- * Moves the workspace's test clock forward and first runs, as of the new time, all time-driven work of the
- * workspace's test mode that falls due on the way. Two advances at once are applied one after the other.
+ * Moves the workspace's test clock forward and first runs, as of the new time, the time-driven work of the
+ * workspace's test mode that falls due on the way, up to the configured budget of records. Work beyond it is
+ * left to the worker: the clock is moved all the same, `advancing` until that work is done. `answer` hears the
+ * outcome before the change commits (an idempotent response is kept with its status). Two advances at once are
+ * applied one after the other.
  */
 export async function advanceTestClock(
   ctx: AppContext,
   auth: AuthContext,
   input: TestClockAdvance,
+  answer: (status: TestClockStatus) => void = () => {},
 ): Promise<TestClockAdvanced> {
   requireTestMode(auth);
   for (let attempt = 1; ; attempt++) {
-    const from = await testClockOffset(ctx.db, auth.workspaceId);
+    const { offsetMs: from, status: before } = await testClockState(ctx.db, auth.workspaceId);
+    if (before === 'advancing') throw advancing();
     const real = ctx.clock.now().getTime();
     const current = real + from;
-    const target = targetOf(input, current);
+    const target = boundedTarget(input, current, real);
     const offsetMs = target - real;
     const now = new Date(target);
-    const ran = await withoutCommitHook(() =>
-      runSweepsNow(ctx, { mode: 'test', workspaceId: auth.workspaceId, now }),
+    const { ran, done } = await withoutCommitHook(() =>
+      runSweepsWithin(
+        ctx,
+        { mode: 'test', workspaceId: auth.workspaceId, now },
+        ctx.config.testClockAdvanceBudget,
+      ),
     );
+    const status: TestClockStatus = done ? 'ready' : 'advancing';
+    answer(status);
     try {
       const moved = await inTransaction(ctx, async (trx) => {
-        if (!(await moveTestClock(trx, auth.workspaceId, from, offsetMs, new Date(real).toISOString()))) {
+        const at = new Date(real).toISOString();
+        if (!(await moveTestClock(trx, auth.workspaceId, { from, to: offsetMs, status, now: at }))) {
           throw new ClockMoved();
         }
-        return { now: now.toISOString(), offsetMs, previous: new Date(current).toISOString(), ran };
+        if (!done) {
+          await enqueue(trx, ctx.clock, finishAdvanceJob, {
+            workspaceId: auth.workspaceId,
+            to: now.toISOString(),
+            offsetMs,
+          });
+        }
+        return { now: now.toISOString(), offsetMs, status, previous: new Date(current).toISOString(), ran };
       });
       // The workspace's keys carry its clock: the next request reads them again.
       ctx.keys.forgetWorkspace(auth.workspaceId);
