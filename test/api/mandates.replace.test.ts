@@ -371,7 +371,7 @@ describe('migration 0015', () => {
           .execute();
       }
 
-      assert.deepEqual(await migrateToLatest(db, dialect), ['0015_one_active_mandate']);
+      assert.ok((await migrateToLatest(db, dialect)).includes('0015_one_active_mandate'));
       const rows = await db
         .selectFrom('mandates')
         .select(['id', 'status', 'replaced_by', 'replaced_at', 'updated_at'])
