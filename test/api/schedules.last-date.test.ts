@@ -157,4 +157,25 @@ describe('no generated date passes 9999-12-31', () => {
     assert.deepEqual(generated.body.data.changes.created, []);
   });
 
+  test('reports reach 9999-12-31 and no further: a to whose date is past it is refused, naming to', async () => {
+    const { api } = await newWorkspace(t);
+    const made = await api.post('/collection-schedules', {
+      ...generic,
+      frequency: 'one_time',
+      start_date: '9999-12-31T00:00:00Z',
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const summary = await api.get('/reports/summary?to=9999-12-20T00:00:00Z');
+    assert.equal(summary.status, 200, JSON.stringify(summary.body));
+    assert.equal(summary.body.data.currencies[0].expectedNext30Days, 1_000);
+    const overdue = await api.get('/reports/overdue?to=9999-12-31T23:59:59.999Z');
+    assert.equal(overdue.status, 200, JSON.stringify(overdue.body));
+
+    const east = await newWorkspace(t, { timezone: 'Pacific/Kiritimati' });
+    for (const path of ['/reports/summary', '/reports/overdue']) {
+      const res = await east.api.get(`${path}?to=9999-12-31T12:00:00Z`);
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.match(res.body.error.details.fields.to, /9999-12-31/);
+    }
+  });
 });
