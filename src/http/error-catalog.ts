@@ -86,6 +86,12 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, ErrorEntry>> = {
     when: "The payment is larger than the plan's remaining balance (`details.balance`).",
     action: 'Record at most the balance; the balance already reflects every recorded payment.',
   },
+  total_too_large: {
+    status: 422,
+    when: 'A report figure would pass 9007199254740991 minor units (2^53 − 1), the largest integer a JSON number carries exactly; the report is refused rather than answered rounded.',
+    action:
+      'Ask for a shorter period (`from`, `to`) when the figure is a sum over the period (billed, collected); figures as of a time (outstanding, overdue) cannot be narrowed.',
+  },
   rate_limited: {
     status: 429,
     when: "Over the key's requests per minute, or too many failed authentications from one address.",

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'validation_error'
   | 'idempotency_key_reused'
   | 'amount_exceeds_balance'
+  | 'total_too_large'
   | 'rate_limited'
   | 'internal_error';
 

@@ -3,14 +3,39 @@
  * Pure: no clock, no I/O. Instants are UTC ISO strings as `Date.prototype.toISOString()` prints them.
  */
 import { Temporal } from 'temporal-polyfill';
+import { LAST_INSTANT_MS } from './instant.js';
 
 const DATE_FORM = /^\d{4}-\d{2}-\d{2}$/;
 /** Temporal also takes fixed offsets ('+01:00') as time zones; those are not IANA names. */
 const OFFSET_FORM = /^[+-]/;
 
+/** The last calendar date the service keeps: no date it makes falls after it. */
+export const LAST_DATE = '9999-12-31';
+const LAST_PLAIN_DATE = Temporal.PlainDate.from(LAST_DATE);
+
+/**
+ * A date or instant past the end of 9999, which would print in the extended form (`+010000-01-01`) that neither
+ * compares in order with the others as text nor parses back as `YYYY-MM-DD`: refused instead of printed.
+ */
+export class DateOutOfRangeError extends RangeError {}
+
 function parseDate(date: string): Temporal.PlainDate {
   if (!DATE_FORM.test(date)) throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
   return Temporal.PlainDate.from(date);
+}
+
+function dateText(date: Temporal.PlainDate): string {
+  if (Temporal.PlainDate.compare(date, LAST_PLAIN_DATE) > 0) {
+    throw new DateOutOfRangeError(`${date.toString()} is after ${LAST_DATE}, the last date kept`);
+  }
+  return date.toString();
+}
+
+function instantText(epochMilliseconds: number): string {
+  if (epochMilliseconds > LAST_INSTANT_MS) {
+    throw new DateOutOfRangeError(`an instant after ${LAST_DATE}, the last date kept`);
+  }
+  return new Date(epochMilliseconds).toISOString();
 }
 
 function requireInteger(value: number, name: string, min: number): void {
@@ -37,7 +62,7 @@ export function localDate(instant: Date | string, timeZone: string): string {
     typeof instant === 'string'
       ? Temporal.Instant.from(instant)
       : Temporal.Instant.fromEpochMilliseconds(instant.getTime());
-  return exact.toZonedDateTimeISO(timeZone).toPlainDate().toString();
+  return dateText(exact.toZonedDateTimeISO(timeZone).toPlainDate());
 }
 
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
@@ -61,7 +86,10 @@ export function localDateIn(timeZone: string): (instant: Date | string) => strin
   return (instant) => {
     const parts = formatter.formatToParts(typeof instant === 'string' ? new Date(instant) : instant);
     const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-    return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')}`;
+    const year = part('year');
+    if (year.length > 4)
+      throw new DateOutOfRangeError(`year ${year} is after ${LAST_DATE}, the last date kept`);
+    return `${year.padStart(4, '0')}-${part('month')}-${part('day')}`;
   };
 }
 
@@ -71,7 +99,16 @@ export function localDateIn(timeZone: string): (instant: Date | string) => strin
  */
 export function startOfDay(date: string, timeZone: string): string {
   const start = parseDate(date).toZonedDateTime({ timeZone }).startOfDay();
-  return new Date(start.epochMilliseconds).toISOString();
+  return instantText(start.epochMilliseconds);
+}
+
+/**
+ * The first instant of the day after a calendar date in a time zone (when something due that day falls
+ * overdue), or the last instant kept (9999-12-31T23:59:59.999Z) when that day starts after it.
+ */
+export function startOfFollowingDay(date: string, timeZone: string): string {
+  const start = parseDate(date).add({ days: 1 }).toZonedDateTime({ timeZone }).startOfDay();
+  return instantText(Math.min(start.epochMilliseconds, LAST_INSTANT_MS));
 }
 
 /** A calendar date (YYYY-MM-DD) in words: "31 Jan 2027". */
@@ -100,13 +137,13 @@ export function quietHoursEnd(instant: string, timeZone: string): string | null 
     timeZone,
     plainTime: Temporal.PlainTime.from({ hour: QUIET_UNTIL_HOUR }),
   });
-  return new Date(end.epochMilliseconds).toISOString();
+  return instantText(end.epochMilliseconds);
 }
 
 /** date + days (days may be negative). */
 export function addDays(date: string, days: number): string {
   requireInteger(days, 'days', Number.MIN_SAFE_INTEGER);
-  return parseDate(date).add({ days }).toString();
+  return dateText(parseDate(date).add({ days }));
 }
 
 /** Whole days from `from` to `to` (to - from). */
@@ -127,7 +164,7 @@ export interface Recurrence {
  * 2028-03-31, 2028-04-30 ...). Never drifts.
  */
 export function occurrence(rule: Recurrence, n: number): string {
-  return occurrenceDate(rule, parseDate(rule.anchor), n).toString();
+  return dateText(occurrenceDate(rule, parseDate(rule.anchor), n));
 }
 
 function occurrenceDate(rule: Recurrence, anchor: Temporal.PlainDate, n: number): Temporal.PlainDate {
@@ -142,9 +179,20 @@ function occurrenceDate(rule: Recurrence, anchor: Temporal.PlainDate, n: number)
 
 /** The smallest n >= 0 whose occurrence is on or after `date` (0 when date <= anchor). */
 export function firstOccurrenceOnOrAfter(rule: Recurrence, date: string): number {
+  return firstOnOrAfter(rule, parseDate(date));
+}
+
+/**
+ * How many occurrences of a rule fall on or before `date` (by default the last date kept): the sequence numbers
+ * 0 to that count - 1 are the ones that may be generated.
+ */
+export function occurrencesThrough(rule: Recurrence, date: string = LAST_DATE): number {
+  return firstOnOrAfter(rule, parseDate(date).add({ days: 1 }));
+}
+
+function firstOnOrAfter(rule: Recurrence, target: Temporal.PlainDate): number {
   requireInteger(rule.every, 'every', 1);
   const anchor = parseDate(rule.anchor);
-  const target = parseDate(date);
   if (Temporal.PlainDate.compare(target, anchor) <= 0) return 0;
 
   let n: number;

@@ -15,20 +15,40 @@ export function minorUnitDigits(currency: string): number {
   );
 }
 
+/**
+ * An integer past 2^53 - 1 either way: a JS number cannot hold it exactly, nor a JSON number as most clients read
+ * it. Reports turn it into a clear error rather than answer a rounded figure.
+ */
+export class UnsafeIntegerError extends RangeError {}
+
+const INTEGER_TEXT = /^-?[0-9]+$/;
+
 /** Parses a database integer (number, bigint or numeric string) into a safe integer, or throws. */
 export function toSafeInteger(value: unknown, what = 'value'): number {
   const n =
     typeof value === 'bigint'
       ? Number(value)
       : typeof value === 'string'
-        ? /^-?[0-9]+$/.test(value)
+        ? INTEGER_TEXT.test(value)
           ? Number(value)
           : Number.NaN
         : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
-    throw new Error(`${what} is not a safe integer: ${String(value)}`);
+  if (typeof n === 'number' && Number.isSafeInteger(n)) return n;
+  const outOfRange = typeof value === 'bigint' || (typeof n === 'number' && Number.isInteger(n));
+  const message = `${what} is not a safe integer: ${String(value)}`;
+  throw outOfRange ? new UnsafeIntegerError(message) : new Error(message);
+}
+
+/** `a + b` of safe integers, exactly; an UnsafeIntegerError naming the exact sum when it is past 2^53 - 1. */
+export function addExact(a: number, b: number, what = 'sum'): number {
+  if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b)) {
+    throw new Error(`${what}: ${a} + ${b} is not a sum of safe integers`);
   }
-  return n;
+  const sum = a + b;
+  if (!Number.isSafeInteger(sum)) {
+    throw new UnsafeIntegerError(`${what} is not a safe integer: ${BigInt(a) + BigInt(b)}`);
+  }
+  return sum;
 }
 
 /**

@@ -771,7 +771,7 @@ describe('allocation', () => {
     assert.equal((await obligationsOf(api, schedule.id))[0]?.status, 'overdue');
   });
 
-  test('a plan paid off completes its schedules and cancels what they had ahead', async () => {
+  test('a plan paid off completes its schedules, open-ended ones too: its payments paid every open obligation', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 25_000 });
     const schedule = await createSchedule(api, {
@@ -781,16 +781,18 @@ describe('allocation', () => {
       fixed_amount: 10_000,
       start_date: NOW,
     });
-    await newPayment(api, plan.id, { amount: 25_000 });
+    // Raised after the schedule stopped at the old balance: the obligations ask less than the new one.
+    assert.equal((await api.patch(`/tracks/${plan.id}`, { amount: 35_000 })).status, 200);
+    await newPayment(api, plan.id, { amount: 12_000 });
+    await newPayment(api, plan.id, { amount: 23_000 });
     assert.equal((await api.get(`/collection-schedules/${schedule.id}`)).body.data.status, 'completed');
     const items = await obligationsOf(api, schedule.id);
     assert.deepEqual(
-      items.slice(0, 4).map((o) => [o.status, o.amount_paid]),
+      items.map((o) => [o.status, o.amount, o.amount_paid]),
       [
-        ['paid', 10_000],
-        ['paid', 10_000],
-        ['cancelled', 5_000],
-        ['cancelled', 0],
+        ['paid', 10_000, 10_000],
+        ['paid', 10_000, 10_000],
+        ['paid', 5_000, 5_000],
       ],
     );
     const completed = (await api.get('/events?type=schedule.completed')).body.data.items;
@@ -798,7 +800,7 @@ describe('allocation', () => {
     assert.equal(completed[0].data.object.id, schedule.id);
     assert.equal(completed[0].data.object.status, 'completed');
     const paid = (await api.get('/events?type=obligation.paid')).body.data.items;
-    assert.equal(paid.length, 2);
+    assert.equal(paid.length, 3);
     assert.ok(
       paid.every((e: { data: { object: Record<string, unknown> } }) => !('allocations' in e.data.object)),
     );
@@ -843,7 +845,7 @@ describe('sync_payment_plan', () => {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'monthly',
-      fixed_amount: 10_000,
+      fixed_amount: 8_000,
       start_date: NOW,
     });
     const owed = async () =>
@@ -853,7 +855,7 @@ describe('sync_payment_plan', () => {
           .map((o) => o.amount - o.amount_paid),
       );
     const balance = async () => (await api.get(`/tracks/${plan.id}`)).body.data.balance;
-    assert.equal(await owed(), 120_000);
+    assert.equal(await owed(), 96_000);
 
     const before = await obligationsOf(api, schedule.id);
     const dry = await act(api, schedule.id, { action: 'sync_payment_plan', dry_run: true });
@@ -1031,8 +1033,14 @@ describe('plan changes reach its schedules', () => {
     await oneTime(100_000, '2028-03-01');
     await newPayment(api, plan.id, { amount: 15_000 });
     assert.equal((await obligationsOf(api, b.id))[0]?.amount_paid, 5_000);
-    // The balance is now exactly what the March obligation owes: b should owe nothing more.
-    await api.patch(`/tracks/${plan.id}`, { amount: 115_000 });
+    // As a plan was left before obligations were bounded by the balance: the March obligation asks the whole
+    // balance (105,000), so b should owe nothing more.
+    await t.ctx.db
+      .updateTable('obligations')
+      .set({ amount: 105_000 })
+      .where('track_id', '=', plan.id)
+      .where('due_date', '=', '2028-03-01')
+      .execute();
     const synced = await act(api, b.id, { action: 'sync_payment_plan' });
     assert.equal(synced.status, 200, JSON.stringify(synced.body));
     assert.deepEqual(synced.body.data.changes.updated, [

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import {
   addDays,
   allocateOldestFirst,
+  DateOutOfRangeError,
   daysBetween,
   firstOccurrenceOnOrAfter,
   installmentAmounts,
@@ -11,10 +12,12 @@ import {
   localDate,
   localDateIn,
   occurrence,
+  occurrencesThrough,
   type Recurrence,
   type RecurrenceUnit,
   splitEvenly,
   startOfDay,
+  startOfFollowingDay,
 } from '../../src/lib/calendar.js';
 
 const ZONES = [
@@ -334,6 +337,49 @@ describe('firstOccurrenceOnOrAfter', () => {
         let n = 0;
         while (occurrence(rule, n) < date) n++;
         assert.equal(firstOccurrenceOnOrAfter(rule, date), n);
+      }),
+    );
+  });
+});
+
+describe('the last date kept, 9999-12-31', () => {
+  test('no date or instant past it is printed: each function refuses with DateOutOfRangeError', () => {
+    assert.equal(addDays('9999-12-30', 1), '9999-12-31');
+    assert.throws(() => addDays('9999-12-31', 1), DateOutOfRangeError);
+    assert.equal(occurrence({ unit: 'month', every: 1, anchor: '9999-01-31' }, 11), '9999-12-31');
+    assert.throws(
+      () => occurrence({ unit: 'month', every: 1, anchor: '9999-01-31' }, 12),
+      DateOutOfRangeError,
+    );
+    assert.equal(localDate('9999-12-31T23:59:59.999Z', 'UTC'), '9999-12-31');
+    assert.throws(() => localDate('9999-12-31T12:00:00Z', 'Pacific/Kiritimati'), DateOutOfRangeError);
+    assert.throws(() => localDateIn('Pacific/Kiritimati')('9999-12-31T12:00:00Z'), DateOutOfRangeError);
+    assert.equal(startOfDay('9999-12-31', 'America/Los_Angeles'), '9999-12-31T08:00:00.000Z');
+  });
+
+  test('startOfFollowingDay: the next day starts in the zone, or the last instant kept when that is later', () => {
+    assert.equal(startOfFollowingDay('2028-02-28', 'UTC'), '2028-02-29T00:00:00.000Z');
+    assert.equal(startOfFollowingDay('2028-03-31', 'Africa/Lagos'), '2028-03-31T23:00:00.000Z');
+    assert.equal(startOfFollowingDay('9999-12-31', 'Africa/Lagos'), '9999-12-31T23:00:00.000Z');
+    assert.equal(startOfFollowingDay('9999-12-31', 'UTC'), '9999-12-31T23:59:59.999Z');
+    assert.equal(startOfFollowingDay('9999-12-31', 'America/New_York'), '9999-12-31T23:59:59.999Z');
+  });
+
+  test('occurrencesThrough counts the occurrences on or before a date, 9999-12-31 by default', () => {
+    assert.equal(occurrencesThrough({ unit: 'day', every: 1, anchor: '9999-12-01' }), 31);
+    assert.equal(occurrencesThrough({ unit: 'month', every: 1, anchor: '9999-01-31' }), 12);
+    assert.equal(occurrencesThrough({ unit: 'week', every: 1, anchor: '9999-12-25' }), 1);
+    assert.equal(occurrencesThrough({ unit: 'day', every: 3, anchor: '2028-01-01' }, '2028-01-07'), 3);
+    assert.equal(occurrencesThrough({ unit: 'day', every: 1, anchor: '2028-01-02' }, '2028-01-01'), 0);
+  });
+
+  test('property: occurrencesThrough is the first sequence number whose date is after the date', () => {
+    fc.assert(
+      fc.property(anyRule, fc.integer({ min: -40, max: 800 }), (rule, offset) => {
+        const date = addDays(rule.anchor, offset);
+        const n = occurrencesThrough(rule, date);
+        assert.ok(occurrence(rule, n) > date);
+        if (n > 0) assert.ok(occurrence(rule, n - 1) <= date);
       }),
     );
   });

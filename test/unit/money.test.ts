@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { formatMoney, isCurrency, MAX_AMOUNT, minorUnitDigits, toSafeInteger } from '../../src/lib/money.js';
+import {
+  addExact,
+  formatMoney,
+  isCurrency,
+  MAX_AMOUNT,
+  minorUnitDigits,
+  toSafeInteger,
+  UnsafeIntegerError,
+} from '../../src/lib/money.js';
 
 describe('isCurrency', () => {
   test('accepts real ISO 4217 codes', () => {
@@ -43,6 +51,28 @@ describe('toSafeInteger', () => {
     assert.throws(() => toSafeInteger('abc'), /not a safe integer/);
     assert.throws(() => toSafeInteger(null), /not a safe integer/);
     assert.throws(() => toSafeInteger(undefined), /not a safe integer/);
+  });
+});
+
+describe('past 2^53 - 1', () => {
+  test('toSafeInteger refuses an integer out of range with UnsafeIntegerError, anything else with a plain error', () => {
+    assert.throws(() => toSafeInteger('9007199254740992'), UnsafeIntegerError);
+    assert.throws(() => toSafeInteger('-9007199254740992'), UnsafeIntegerError);
+    assert.throws(() => toSafeInteger(2n ** 53n), UnsafeIntegerError);
+    assert.throws(() => toSafeInteger(2 ** 53), UnsafeIntegerError);
+    assert.throws(
+      () => toSafeInteger('abc'),
+      (error: unknown) => error instanceof Error && !(error instanceof UnsafeIntegerError),
+    );
+  });
+
+  test('addExact adds exactly up to 2^53 - 1 either way and refuses past it, naming the exact sum', () => {
+    assert.equal(addExact(Number.MAX_SAFE_INTEGER - MAX_AMOUNT, MAX_AMOUNT), Number.MAX_SAFE_INTEGER);
+    assert.equal(addExact(-Number.MAX_SAFE_INTEGER + 1, -1), -Number.MAX_SAFE_INTEGER);
+    assert.throws(() => addExact(Number.MAX_SAFE_INTEGER, 1), UnsafeIntegerError);
+    assert.throws(() => addExact(Number.MAX_SAFE_INTEGER, 2), /9007199254740993/);
+    assert.throws(() => addExact(-Number.MAX_SAFE_INTEGER, -1), UnsafeIntegerError);
+    assert.throws(() => addExact(0.5, 1), /not a sum of safe integers/);
   });
 });
 

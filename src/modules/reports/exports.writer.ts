@@ -71,16 +71,26 @@ async function writeFile(
     rows = written;
     await repo.recordProgress(ctx.db, row.id, written, tenant.clock.now().toISOString());
   };
+  let rowsFailed = false;
+  async function* rowsOf() {
+    try {
+      yield* chunks(source, row.format, progress, ctx.signal);
+    } catch (error) {
+      rowsFailed = true;
+      throw error;
+    }
+  }
   try {
-    const input = Readable.from(chunks(source, row.format, progress, ctx.signal));
+    const input = Readable.from(rowsOf());
     if (row.format === 'csv') {
       await pipeline(input, csvEncoder(source), upload.stream, { signal: ctx.signal });
     } else {
       await pipeline(input, upload.stream, { signal: ctx.signal });
     }
   } catch (error) {
-    // The file's own stream failed (disk full, not writable): a storage failure, whatever the pipeline says.
-    if (upload.stream.errored) throw new StorageError('written', upload.stream.errored);
+    // The file's own stream failed (disk full, not writable): a storage failure, whatever the pipeline says. When
+    // reading the rows failed, the pipeline destroys the file's stream with that error: the rows' failure stands.
+    if (upload.stream.errored && !rowsFailed) throw new StorageError('written', upload.stream.errored);
     throw error;
   }
   await upload.commit();

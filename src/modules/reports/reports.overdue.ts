@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../../db/schema.js';
 import { addDays, localDate } from '../../lib/calendar.js';
-import { toSafeInteger } from '../../lib/money.js';
+import { addExact, toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { ObligationAllocation } from '../schedules/schedules.table.js';
 import { type AgeingBucket, ageingBucket, daysOverdue } from './reports.period.js';
@@ -53,7 +53,8 @@ const accountKey = (trackId: string | null, scheduleId: string) => trackId ?? `s
 /** What an obligation had been paid at `at`, from its allocations (each kept with when it was made and undone). */
 function paidAt(allocations: string, at: string): number {
   return (JSON.parse(allocations) as ObligationAllocation[]).reduce(
-    (sum, a) => sum + (a.created_at <= at && (a.reversed_at === null || a.reversed_at > at) ? a.amount : 0),
+    (sum, a) =>
+      addExact(sum, a.created_at <= at && (a.reversed_at === null || a.reversed_at > at) ? a.amount : 0),
     0,
   );
 }
@@ -91,7 +92,7 @@ async function currentParts(
       amount: toSafeInteger(row.amount),
       dueDate: row.due_date,
     })),
-    ...(await repo.overdueByDueDate(db, tenant, at, recent, addDays(today, 1))).map((row) => ({
+    ...(await repo.overdueByDueDate(db, tenant, at, recent, today)).map((row) => ({
       currency: row.currency,
       amount: toSafeInteger(row.owed),
       dueDate: row.due_date,
@@ -151,14 +152,14 @@ export async function overdueBook(
     if (current) {
       for (const row of await repo.overdueOfPlans(db, tenant, ids, at)) {
         const id = row.track_id as string;
-        owedByObligations.set(id, (owedByObligations.get(id) ?? 0) + toSafeInteger(row.owed));
+        owedByObligations.set(id, addExact(owedByObligations.get(id) ?? 0, toSafeInteger(row.owed)));
       }
     } else {
       for (const part of accounts)
-        owedByObligations.set(part.key, (owedByObligations.get(part.key) ?? 0) + part.amount);
+        owedByObligations.set(part.key, addExact(owedByObligations.get(part.key) ?? 0, part.amount));
     }
     for (const plan of pastDue) {
-      const rest = (balances.get(plan.id) ?? 0) - Math.max(0, owedByObligations.get(plan.id) ?? 0);
+      const rest = addExact(balances.get(plan.id) ?? 0, -Math.max(0, owedByObligations.get(plan.id) ?? 0));
       if (rest <= 0) continue;
       const part = {
         key: plan.id,
@@ -182,8 +183,9 @@ function summarise(parts: readonly Part[], aged: readonly Aged[], today: string)
       total: 0,
       buckets: { '1-30': 0, '31-60': 0, '61-90': 0, '91+': 0 },
     };
-    book.total += part.amount;
-    book.buckets[ageingBucket(Math.max(1, daysOverdue(part.dueDate, today)))] += part.amount;
+    book.total = addExact(book.total, part.amount);
+    const bucket = ageingBucket(Math.max(1, daysOverdue(part.dueDate, today)));
+    book.buckets[bucket] = addExact(book.buckets[bucket], part.amount);
     currencies.set(part.currency, book);
   }
   const accounts = new Map<string, OverdueFigures>();
@@ -197,7 +199,7 @@ function summarise(parts: readonly Part[], aged: readonly Aged[], today: string)
       oldestDueDate: part.dueDate,
       daysOverdue: days,
     };
-    account.overdueAmount += part.amount;
+    account.overdueAmount = addExact(account.overdueAmount, part.amount);
     if (part.dueDate < account.oldestDueDate) {
       account.oldestDueDate = part.dueDate;
       account.daysOverdue = days;

@@ -126,13 +126,13 @@ export async function overdueByAccount(db: DbOrTrx, tenant: TenantRef, at: strin
   return rows;
 }
 
-/** Now: what open obligations due in [fromDate, toDate) and past their overdue time owe, per currency and due date. */
+/** Now: what open obligations due from `fromDate` through `throughDate` and past their overdue time owe, per currency and due date. */
 export function overdueByDueDate(
   db: DbOrTrx,
   tenant: TenantRef,
   at: string,
   fromDate: string,
-  toDate: string,
+  throughDate: string,
 ) {
   return db
     .selectFrom('obligations')
@@ -140,7 +140,7 @@ export function overdueByDueDate(
     .where(inTenant(tenant))
     .where(IS_OPEN)
     .where('due_date', '>=', fromDate)
-    .where('due_date', '<', toDate)
+    .where('due_date', '<=', throughDate)
     .where('overdue_at', '<=', at)
     .groupBy(['currency', 'due_date'])
     .execute();

@@ -15,16 +15,20 @@ import * as service from './reports.service.js';
 
 const tags = ['Reports'];
 
+/** What every report says of its figures' exactness. */
+const EXACT =
+  ' Every money figure is exact: sums of integer minor units, added as integers in the database and checked when read and added. A figure past 9007199254740991 (2^53 − 1), the largest integer a JSON number carries exactly, is never answered rounded: the report is refused with 422 total_too_large. Dates stop at 9999-12-31: a `to` whose date in the workspace time zone is later is a validation_error.';
+
 export const reportsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
     '/reports/summary',
     {
       schema: {
         operationId: 'reportSummary',
+        'x-errors': ['total_too_large'],
         tags,
         summary: 'Summary report',
-        description:
-          'Customers, plans by status, and per currency: billed and collected in the period [from, to), outstanding and overdue at `to`, collection rate, DSO and what open obligations still owe in the next 30 days. Reads the tenant clock: a test workspace follows its test clock.',
+        description: `Customers, plans by status, and per currency: billed and collected in the period [from, to), outstanding and overdue at \`to\`, collection rate, DSO and what open obligations still owe in the next 30 days. Reads the tenant clock: a test workspace follows its test clock.${EXACT}`,
         querystring: ReportQuery,
         response: responses(200, Summary),
       },
@@ -37,10 +41,10 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       schema: {
         operationId: 'reportCollections',
+        'x-errors': ['total_too_large'],
         tags,
         summary: 'Collections report',
-        description:
-          'Per currency, the total and count of payments (recorded, not reversed) paid in [from, to), by method and by day, week (from Monday) or month in the workspace time zone.',
+        description: `Per currency, the total and count of payments (recorded, not reversed) paid in [from, to), by method and by day, week (from Monday) or month in the workspace time zone.${EXACT}`,
         querystring: CollectionsQuery,
         response: responses(200, Collections),
       },
@@ -53,10 +57,10 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       schema: {
         operationId: 'reportOverdue',
+        'x-errors': ['total_too_large'],
         tags,
         summary: 'Overdue accounts and ageing',
-        description:
-          'At `to` (now when absent), per currency: the overdue total aged in buckets 1-30, 31-60, 61-90 and 91+ days past due, and the overdue accounts worst first (largest overdue amount, then oldest due date), paginated with limit and cursor.',
+        description: `At \`to\` (now when absent), per currency: the overdue total aged in buckets 1-30, 31-60, 61-90 and 91+ days past due, and the overdue accounts worst first (largest overdue amount, then oldest due date), paginated with limit and cursor. A plan's overdue amount is at most its balance: what its open obligations ask never exceeds it.${EXACT}`,
         querystring: OverdueQuery,
         response: responses(200, Overdue),
       },

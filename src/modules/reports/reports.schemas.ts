@@ -11,7 +11,10 @@ export const ReportQuery = Type.Object(Range, { additionalProperties: false });
 export type ReportQuery = Static<typeof ReportQuery>;
 
 const Count = Type.Integer({ minimum: 0 });
-const Money = Type.Integer({ description: 'Minor units of the currency.' });
+const Money = Type.Integer({
+  description:
+    'Minor units of the currency, exact: a figure past 2^53 − 1 is refused (422 total_too_large), never rounded.',
+});
 
 export const Summary = Type.Object(
   {
@@ -45,7 +48,7 @@ export const Summary = Type.Object(
         expectedNext30Days: {
           ...Money,
           description:
-            'What open obligations due in the 30 days from the date of `to` (workspace time zone) still owe.',
+            "What open obligations due in the 30 days from the date of `to` (workspace time zone) still owe; for each plan at most its balance, since what a plan's open obligations ask never exceeds it.",
         },
       }),
       { description: 'One entry per currency; figures are never summed across currencies.' },

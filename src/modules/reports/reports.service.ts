@@ -2,9 +2,10 @@ import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inSnapshot } from '../../db/unit-of-work.js';
 import { fieldError } from '../../lib/app-error.js';
-import { addDays, localDate } from '../../lib/calendar.js';
-import { toSafeInteger } from '../../lib/money.js';
+import { addDays, LAST_DATE, localDate } from '../../lib/calendar.js';
+import { addExact, toSafeInteger } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { asReport } from './reports.exact.js';
 import { describeAccounts, overdueBook } from './reports.overdue.js';
 import { bucketsIn, type GroupBy, type Period, periodOf } from './reports.period.js';
 import * as repo from './reports.repository.js';
@@ -34,7 +35,7 @@ export async function timeZoneOf(db: DbOrTrx, tenant: TenantRef): Promise<string
 function byCurrency(rows: readonly { currency: string; amount: string | number }[]): Map<string, number> {
   const totals = new Map<string, number>();
   for (const row of rows)
-    totals.set(row.currency, (totals.get(row.currency) ?? 0) + toSafeInteger(row.amount));
+    totals.set(row.currency, addExact(totals.get(row.currency) ?? 0, toSafeInteger(row.amount)));
   return totals;
 }
 
@@ -49,22 +50,26 @@ function overdueAsOf(db: DbOrTrx, tenant: Tenant, period: Period, timeZone: stri
 
 /** The overdue book as of `period.to`, with the workspace's zone it is aged in. */
 export function overdueBookAt(ctx: AppContext, tenant: Tenant, period: Period) {
-  return inSnapshot(ctx, async (db) => {
-    const timeZone = await timeZoneOf(db, tenant);
-    return { timeZone, book: await overdueAsOf(db, tenant, period, timeZone) };
-  });
+  return asReport(() =>
+    inSnapshot(ctx, async (db) => {
+      const timeZone = await timeZoneOf(db, tenant);
+      return { timeZone, book: await overdueAsOf(db, tenant, period, timeZone) };
+    }),
+  );
 }
 
 /** Sums tallies of the kinds given per currency. */
 function sumKinds(tallies: readonly Tally[], kinds: readonly string[]): Map<string, number> {
   const totals = new Map<string, number>();
   for (const t of tallies)
-    if (kinds.includes(t.kind)) totals.set(t.currency, (totals.get(t.currency) ?? 0) + t.amount);
+    if (kinds.includes(t.kind)) totals.set(t.currency, addExact(totals.get(t.currency) ?? 0, t.amount));
   return totals;
 }
 
 const minus = (a: Map<string, number>, b: Map<string, number>) =>
-  new Map([...new Set([...a.keys(), ...b.keys()])].map((k) => [k, (a.get(k) ?? 0) - (b.get(k) ?? 0)]));
+  new Map(
+    [...new Set([...a.keys(), ...b.keys()])].map((k) => [k, addExact(a.get(k) ?? 0, -(b.get(k) ?? 0))]),
+  );
 
 const BILLED = ['plan.charged', 'plan.adjusted'];
 const PAID = ['payment.recorded', 'payment.reversed'];
@@ -84,7 +89,7 @@ const ratio = (numerator: number, denominator: number, digits: number) =>
 /** `GET /reports/summary`. */
 export function summary(ctx: AppContext, tenant: Tenant, query: ReportQuery): Promise<Summary> {
   const period = periodOf(query, tenant.clock.now());
-  return inSnapshot(ctx, (db) => summaryIn(db, tenant, period));
+  return asReport(() => inSnapshot(ctx, (db) => summaryIn(db, tenant, period)));
 }
 
 async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<Summary> {
@@ -102,7 +107,9 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
     : new Map<string, number>();
   const overdue = await overdueAsOf(db, tenant, period, timeZone, false);
   const today = localDate(period.to, timeZone);
-  const expected = byCurrency(await owedByDueDate(db, tenant, { from: today, to: addDays(today, 30) }));
+  // No due date falls after the last date kept: a horizon past it is no bound.
+  const horizon = today > addDays(LAST_DATE, -30) ? {} : { to: addDays(today, 30) };
+  const expected = byCurrency(await owedByDueDate(db, tenant, { from: today, ...horizon }));
   const start = period.from ?? (await repo.firstEntryAt(db, tenant)) ?? period.to;
   const days = Math.max(1, Math.ceil((Date.parse(period.to) - Date.parse(start)) / DAY_MS));
 
@@ -120,7 +127,7 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
     to: period.to,
     timezone: timeZone,
     customers: {
-      total: [...customers.values()].reduce((sum, n) => sum + n, 0),
+      total: [...customers.values()].reduce((sum, n) => addExact(sum, n), 0),
       active: customers.get('active') ?? 0,
     },
     plans: {
@@ -150,12 +157,14 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
 export function collections(ctx: AppContext, tenant: Tenant, query: CollectionsQuery): Promise<Collections> {
   const period = periodOf(query, tenant.clock.now());
   const groupBy: GroupBy = query.groupBy ?? 'day';
-  return inSnapshot(ctx, async (db) =>
-    collectionsOf(
-      period,
-      groupBy,
-      await timeZoneOf(db, tenant),
-      await paymentSlots(db, ctx.dialect, tenant, period.from, period.end),
+  return asReport(() =>
+    inSnapshot(ctx, async (db) =>
+      collectionsOf(
+        period,
+        groupBy,
+        await timeZoneOf(db, tenant),
+        await paymentSlots(db, ctx.dialect, tenant, period.from, period.end),
+      ),
     ),
   );
 }
@@ -169,8 +178,8 @@ function collectionsOf(
   type Sum = { total: number; count: number };
   const add = (map: Map<string, Sum>, key: string, amount: number, n: number) => {
     const tally = map.get(key) ?? { total: 0, count: 0 };
-    tally.total += amount;
-    tally.count += n;
+    tally.total = addExact(tally.total, amount);
+    tally.count = addExact(tally.count, n);
     map.set(key, tally);
   };
   const books = new Map<string, { all: Sum; methods: Map<string, Sum>; periods: Map<string, Sum> }>();
@@ -182,8 +191,8 @@ function collectionsOf(
       methods: new Map(),
       periods: new Map(),
     };
-    book.all.total += slot.amount;
-    book.all.count += slot.count;
+    book.all.total = addExact(book.all.total, slot.amount);
+    book.all.count = addExact(book.all.count, slot.count);
     add(book.methods, slot.kind, slot.amount, slot.count);
     let periodKey = bucket.get(slot.slot);
     if (periodKey === undefined) {

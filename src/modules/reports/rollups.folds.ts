@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { type DialectName, forUpdateSkipLocked } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import { inTenantGroup, type TenantGroup } from '../../db/scoping.js';
-import { toSafeInteger } from '../../lib/money.js';
+import { addExact, toSafeInteger } from '../../lib/money.js';
 import { slotOf } from './report-slots.js';
 import {
   LEDGER_UNROLLED,
@@ -22,8 +22,8 @@ export function addTo(rollup: Map<string, RollupRow>, row: RollupRow) {
   const key = [row.workspace_id, row.mode, row.source, row.slot, row.currency, row.kind].join('\u0000');
   const found = rollup.get(key);
   if (found) {
-    found.amount += row.amount;
-    found.count += row.count;
+    found.amount = addExact(found.amount, row.amount);
+    found.count = addExact(found.count, row.count);
   } else rollup.set(key, { ...row });
 }
 

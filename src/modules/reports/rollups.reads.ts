@@ -174,21 +174,24 @@ export async function paymentSlots(
   return rows.map((r) => ({ slot: r.slot, ...tallies([r])[0] }) as SlotTally);
 }
 
-/** What open obligations due in a range of calendar dates (`from` absent: every earlier date) still owe, per currency and due date. */
-export async function owedByDueDate(db: DbOrTrx, tenant: TenantRef, dates: { from?: string; to: string }) {
+/**
+ * What open obligations due in a range of calendar dates [from, to) (either end absent: no bound) still owe, per
+ * currency and due date.
+ */
+export async function owedByDueDate(db: DbOrTrx, tenant: TenantRef, dates: { from?: string; to?: string }) {
   let folded = db
     .selectFrom('report_rollups')
     .select(['currency', 'slot as due_date', sql<string | number>`sum(amount)`.as('amount')])
     .where(inTenant(tenant))
-    .where('source', '=', 'obligations')
-    .where('slot', '<', dates.to);
+    .where('source', '=', 'obligations');
+  if (dates.to) folded = folded.where('slot', '<', dates.to);
   if (dates.from) folded = folded.where('slot', '>=', dates.from);
   let unfolded = db
     .selectFrom('obligations')
     .select(['currency', 'due_date', sql<string | number>`sum(${OWED_NOW} - rolled_owed)`.as('amount')])
     .where(inTenant(tenant))
-    .where(OBLIGATION_UNROLLED)
-    .where('due_date', '<', dates.to);
+    .where(OBLIGATION_UNROLLED);
+  if (dates.to) unfolded = unfolded.where('due_date', '<', dates.to);
   if (dates.from) unfolded = unfolded.where('due_date', '>=', dates.from);
   return [
     ...(await folded.groupBy(['currency', 'slot']).execute()),

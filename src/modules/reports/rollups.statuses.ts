@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, type TenantGroup } from '../../db/scoping.js';
-import { toSafeInteger } from '../../lib/money.js';
+import { addExact, toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import { addTo, addToRollup, changed, type RollupRow } from './rollups.folds.js';
 import { STATUS_SOURCES, type StatusSource, statusUnrolled } from './rollups.marks.js';
@@ -56,7 +56,7 @@ export async function foldStatuses(trx: Trx, group: TenantGroup, limit: number, 
 export async function statusCounts(db: DbOrTrx, tenant: TenantRef, source: StatusSource) {
   const counts = new Map<string, number>();
   const add = (status: string, n: string | number) =>
-    counts.set(status, (counts.get(status) ?? 0) + toSafeInteger(n));
+    counts.set(status, addExact(counts.get(status) ?? 0, toSafeInteger(n)));
   const folded = await db
     .selectFrom('report_rollups')
     .select(['kind', sql<string | number>`sum(count)`.as('count')])

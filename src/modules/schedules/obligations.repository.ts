@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { type DialectName, forUpdateSkipLocked } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
+import { toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { ObligationListQuery } from './schedules.schemas.js';
 import { type ObligationStatus, type ObligationsTable, OPEN_OBLIGATION } from './schedules.table.js';
@@ -114,16 +115,41 @@ export function pay(db: DbOrTrx, id: string, part: number, allocations: string, 
     .executeTakeFirst();
 }
 
-/** What the open obligations of a plan still owe, leaving out one schedule's. */
-export async function owedOnTrack(db: DbOrTrx, trackId: string, exceptScheduleId: string): Promise<number> {
-  const row = await db
+/** What the open obligations of a plan still ask (what they are for, less what they were paid), leaving out one schedule's. */
+export async function owedOnTrack(db: DbOrTrx, trackId: string, exceptScheduleId?: string): Promise<number> {
+  let q = db
     .selectFrom('obligations')
     .select(sql<string | number | null>`sum(amount - amount_paid)`.as('owed'))
     .where('track_id', '=', trackId)
+    .where(isOpen);
+  if (exceptScheduleId !== undefined) q = q.where('schedule_id', '<>', exceptScheduleId);
+  const row = await q.executeTakeFirst();
+  return toSafeInteger(row?.owed ?? 0, 'what open obligations ask');
+}
+
+/** The schedules with open obligations on a plan, oldest first. */
+export async function schedulesAskingOnTrack(db: DbOrTrx, trackId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('obligations')
+    .select('schedule_id')
+    .distinct()
+    .where('track_id', '=', trackId)
     .where(isOpen)
-    .where('schedule_id', '<>', exceptScheduleId)
-    .executeTakeFirst();
-  return Number(row?.owed ?? 0);
+    .orderBy('schedule_id')
+    .execute();
+  return rows.map((r) => r.schedule_id);
+}
+
+/** Open obligations of a plan across its schedules, latest due date first: the order a lowered amount trims them in. */
+export function openOfTrackLatestFirst(db: DbOrTrx, trackId: string) {
+  return db
+    .selectFrom('obligations')
+    .selectAll()
+    .where('track_id', '=', trackId)
+    .where(isOpen)
+    .orderBy('due_date', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }
 
 /** The last obligation a schedule has (by due date), to place one after it. */

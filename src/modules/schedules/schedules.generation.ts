@@ -1,11 +1,12 @@
 import type { Trx } from '../../db/schema.js';
 import {
-  addDays,
   firstOccurrenceOnOrAfter,
   localDate,
   occurrence,
+  occurrencesThrough,
   type Recurrence,
   startOfDay,
+  startOfFollowingDay,
 } from '../../lib/calendar.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant } from '../../lib/tenant.js';
@@ -13,6 +14,7 @@ import { appendEntries } from '../ledger/ledger.service.js';
 import { stageStart } from '../reminders/reminders.stages.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
 import * as obligations from './obligations.repository.js';
+import { uncoveredOf } from './schedules.coverage.js';
 import * as repo from './schedules.repository.js';
 import {
   COLLECTED_WHEN_DUE,
@@ -63,35 +65,41 @@ export function dueDateOf(rule: Rule, n: number): string {
 
 /**
  * The sequence numbers [from, to) a generation at `today` covers: everything up to the end date, or up to 12
- * on or after today when open-ended. `skipPast` (resuming a pause) leaves out dates that passed meanwhile.
- * `count` is an instalment sequence's number of instalments.
+ * on or after today when open-ended, and never a date after 9999-12-31 (`pastLastDate` says the rule wanted
+ * more). `skipPast` (resuming a pause) leaves out dates that passed meanwhile. `count` is an instalment
+ * sequence's number of instalments.
  */
 export function sequenceRange(
   rule: Rule,
   nextSequence: number,
   today: string,
   options: { skipPast?: boolean; count?: number } = {},
-): { from: number; to: number } {
+): { from: number; to: number; pastLastDate: boolean } {
   const recurrence = recurrenceOf(rule);
-  if (!recurrence) return { from: nextSequence, to: Math.max(nextSequence, 1) };
+  if (!recurrence) return { from: nextSequence, to: Math.max(nextSequence, 1), pastLastDate: false };
+  let from = nextSequence;
+  let to: number;
   if (rule.frequency === 'installment_sequence') {
-    return { from: nextSequence, to: Math.max(nextSequence, options.count ?? 0) };
+    to = options.count ?? 0;
+  } else {
+    if (options.skipPast) from = Math.max(nextSequence, firstOccurrenceOnOrAfter(recurrence, today));
+    to =
+      rule.end_date === null
+        ? firstOccurrenceOnOrAfter(recurrence, today) + AHEAD
+        : occurrencesThrough(recurrence, localDate(rule.end_date, rule.timezone));
   }
-  const from = options.skipPast
-    ? Math.max(nextSequence, firstOccurrenceOnOrAfter(recurrence, today))
-    : nextSequence;
-  const to =
-    rule.end_date === null
-      ? firstOccurrenceOnOrAfter(recurrence, today) + AHEAD
-      : firstOccurrenceOnOrAfter(recurrence, addDays(localDate(rule.end_date, rule.timezone), 1));
-  return { from, to: Math.max(from, to) };
+  const last = occurrencesThrough(recurrence);
+  return { from, to: Math.max(from, Math.min(to, last)), pastLastDate: to > last };
 }
 
-/** When an open-ended schedule whose next sequence number is `next` falls below 12 ahead. */
+/**
+ * When an open-ended schedule whose next sequence number is `next` falls below 12 ahead; null when it never will
+ * (not open-ended, or its dates have reached 9999-12-31).
+ */
 export function topUpAt(rule: Rule, next: number): string | null {
   const recurrence = recurrenceOf(rule);
-  if (!recurrence || !isOpenEnded(rule)) return null;
-  return startOfDay(addDays(occurrence(recurrence, Math.max(0, next - AHEAD)), 1), rule.timezone);
+  if (!recurrence || !isOpenEnded(rule) || next >= occurrencesThrough(recurrence)) return null;
+  return startOfFollowingDay(occurrence(recurrence, Math.max(0, next - AHEAD)), rule.timezone);
 }
 
 /** An obligation row for sequence `n` of a schedule, made at `at`. */
@@ -116,7 +124,7 @@ export function obligationRow(
     amount_paid: 0,
     currency: schedule.currency,
     status: 'pending',
-    overdue_at: startOfDay(addDays(dueDate, 1), schedule.timezone),
+    overdue_at: startOfFollowingDay(dueDate, schedule.timezone),
     paid_at: null,
     allocations: '[]',
     collect_at: COLLECTED_WHEN_DUE.includes(schedule.collection_method)
@@ -157,7 +165,10 @@ export async function recordCreated(
 /**
  * Generates the schedule's obligations up to its horizon, in the caller's transaction, with the schedule (and
  * its plan) already locked; a due date it already has is skipped. `amounts` gives an instalment sequence's
- * amounts; every other obligation is for `fixed_amount`. Returns the obligations made and the schedule.
+ * amounts; every other obligation is for `fixed_amount`. For a plan, each takes at most what the plan's balance
+ * leaves uncovered by its open obligations, and generation stops when nothing is left: the dates it does not
+ * reach get no obligation (an open-ended schedule's later top-ups add them again only if something is uncovered
+ * then). Returns the obligations made and the schedule.
  */
 export async function generateObligations(
   trx: Trx,
@@ -173,11 +184,12 @@ export async function generateObligations(
     ...(options.amounts ? { count: options.amounts.length } : {}),
   });
   const to = Math.min(range.to, range.from + MAX_GENERATED);
+  let left = track ? await uncoveredOf(trx, track) : Number.POSITIVE_INFINITY;
   const rows: ObligationsTable[] = [];
-  for (let n = range.from; n < to; n++) {
-    rows.push(
-      obligationRow(schedule, n, dueDateOf(schedule, n), options.amounts?.[n] ?? schedule.fixed_amount, at),
-    );
+  for (let n = range.from; n < to && left > 0; n++) {
+    const amount = Math.min(options.amounts?.[n] ?? schedule.fixed_amount, left);
+    rows.push(obligationRow(schedule, n, dueDateOf(schedule, n), amount, at));
+    left -= amount;
   }
   const created = await obligations.insertMany(trx, rows);
   await recordCreated(trx, tenant, created, track);

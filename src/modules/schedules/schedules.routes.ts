@@ -26,7 +26,7 @@ export const schedulesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         tags,
         summary: 'Create a collection schedule',
         description:
-          'Generates its initial obligations at once: every one up to end_date, or 12 on or after today when open-ended (the worker keeps it 12 ahead). Due dates are calendar dates in the workspace time zone. A schedule created with status draft has no obligations until activate.',
+          'Generates its initial obligations at once: every one up to end_date, or 12 on or after today when open-ended (the worker keeps it 12 ahead). Due dates are calendar dates in the workspace time zone, never after 9999-12-31. A schedule created with status draft has no obligations until activate. For a plan, what its open obligations ask (across all its schedules) never exceeds its balance: generation stops at what the balance leaves uncovered, and a schedule on a plan whose open obligations already cover its balance is refused with 409 invalid_state (`details.balance`, `details.covered`, `details.schedules`) unless it names the schedule it replaces in replaces_schedule_id. A plan whose amount is lowered trims its open obligations, latest due date first.',
         body: ScheduleCreate,
         response: responses(201, Schedule),
       },

@@ -25,7 +25,7 @@ const TargetType = Type.Enum(TARGET_TYPES, {
 });
 const Frequency = Type.Enum(FREQUENCIES, {
   description:
-    'one_time: one obligation on start_date. daily, weekly, monthly: every `interval` units (monthly keeps the day of start_date, clamped to the month end). custom: every `interval` days. flexible: one obligation of fixed_amount due on end_date (else start_date), paid in any parts. installment_sequence: the plan balance in monthly obligations of fixed_amount, the last taking the remainder.',
+    "one_time: one obligation on start_date. daily, weekly, monthly: every `interval` units (monthly keeps the day of start_date, clamped to the month end). custom: every `interval` days. flexible: one obligation of fixed_amount due on end_date (else start_date), paid in any parts. installment_sequence: the plan balance (less what the plan's other open obligations ask) in monthly obligations of fixed_amount, the last taking the remainder; in the plan's `installments` when no other obligation covers any of it. For a plan, no obligation asks more than the balance leaves uncovered.",
 });
 const CollectionMethod = Type.Enum(COLLECTION_METHODS, {
   description: 'How the obligations are collected; default manual.',
@@ -54,13 +54,22 @@ export const ScheduleCreate = Type.Object(
     target_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
     frequency: Frequency,
     collection_method: Type.Optional(CollectionMethod),
-    fixed_amount: { ...Amount, description: 'Amount of each obligation, in minor units.' },
+    fixed_amount: {
+      ...Amount,
+      description:
+        "Amount of each obligation, in minor units. For a plan, what its open obligations ask (across all its schedules) never exceeds its balance: each obligation takes at most what the balance leaves uncovered, and generation stops when nothing is (no obligation of 0), so a fixed_amount above the balance makes one obligation of the balance. When the plan's open obligations already cover its balance, creating (or activating) a schedule is refused with 409 invalid_state naming the schedules that cover it; send replaces_schedule_id to replace one.",
+    },
     start_date: {
       ...Instant,
-      description: 'Its calendar date in the workspace time zone is the first due date.',
+      description:
+        'Its calendar date in the workspace time zone is the first due date. No date after 9999-12-31 is kept: a start whose date, or whose first obligations (12 for an open-ended schedule, every instalment of an installment_sequence), would fall after it is a validation_error; an open-ended schedule accepted stops generating at 9999-12-31.',
     },
     end_date: Type.Optional(
-      Nullable({ ...Instant, description: 'No obligation falls due after its calendar date.' }),
+      Nullable({
+        ...Instant,
+        description:
+          'No obligation falls due after its calendar date, which must be 9999-12-31 or earlier in the workspace time zone.',
+      }),
     ),
     interval: Type.Optional(Interval),
     currency: Type.Optional({
@@ -74,6 +83,14 @@ export const ScheduleCreate = Type.Object(
       }),
     ),
     metadata: Type.Optional(Metadata),
+    replaces_schedule_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'A schedule of the same plan (draft, active or paused) that this one replaces: it is cancelled with its open obligations (event schedule.cancelled) in the same request, before this one generates, so this one asks what the balance then leaves uncovered. Unknown: 404 naming the field; of another plan, or with status draft: 422; cancelled or completed: 409 invalid_state.',
+      }),
+    ),
   },
   { title: 'ScheduleCreate', examples: [scheduleCreateExample], additionalProperties: false },
 );
@@ -209,7 +226,7 @@ export const ScheduleActionRequest = Type.Object(
   {
     action: Type.Enum(SCHEDULE_ACTIONS, {
       description:
-        'activate: draft→active. pause: active→paused. resume: paused→active (tops obligations up). cancel: any but cancelled or completed → cancelled, its open obligations cancelled. generate_obligations (active or paused): extends to the horizon. sync_payment_plan (active, paused or completed; plan target): re-spreads the plan balance over the open obligations, adding one when none is open and a balance is left (a completed schedule is then active again).',
+        "activate: draft→active (409 invalid_state when the plan's open obligations already cover its balance). pause: active→paused. resume: paused→active (tops obligations up). cancel: any but cancelled or completed → cancelled, its open obligations cancelled. generate_obligations (active or paused): extends to the horizon, each obligation taking at most what the plan's balance leaves uncovered. sync_payment_plan (active, paused or completed; plan target): re-spreads the plan balance over the open obligations, adding one when none is open and a balance is left (a completed schedule is then active again).",
     }),
     dry_run: Type.Optional(
       Type.Boolean({

@@ -2,8 +2,17 @@ import type { AppContext } from '../../context.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTransaction, withoutCommitHook } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
-import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
-import { addDays, installmentAmounts, localDate, occurrence, splitEvenly } from '../../lib/calendar.js';
+import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import {
+  addDays,
+  DateOutOfRangeError,
+  installmentAmounts,
+  LAST_DATE,
+  localDate,
+  occurrence,
+  occurrencesThrough,
+  splitEvenly,
+} from '../../lib/calendar.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { toInstant } from '../../lib/instant.js';
@@ -15,7 +24,9 @@ import * as tracks from '../tracks/tracks.repository.js';
 import type { TracksTable } from '../tracks/tracks.table.js';
 import * as obligations from './obligations.repository.js';
 import { completeIfDone, recordPaid } from './schedules.allocation.js';
+import { refuseWhenCovered } from './schedules.coverage.js';
 import {
+  AHEAD,
   generateObligations,
   MAX_GENERATED,
   obligationRow,
@@ -87,26 +98,58 @@ async function lockPlan(ctx: AppContext, trx: Trx, tenant: TenantRef, id: string
   return track;
 }
 
-/** An instalment sequence's amounts: the plan's balance in `fixed_amount` parts, the last taking the rest. */
-function instalmentsOf(track: TracksTable, fixed: number): number[] {
-  const count = track.installments ?? Math.ceil(track.balance / fixed);
+/**
+ * An instalment sequence's amounts: what the plan's balance leaves uncovered by its open obligations (`total`) in
+ * `fixed_amount` parts, the last taking the rest; in the plan's `installments` when nothing else covers any of it.
+ */
+function instalmentsOf(track: TracksTable, total: number, fixed: number): number[] {
+  const whole = total === track.balance;
+  const what = whole
+    ? `the plan's balance of ${total}`
+    : `the ${total} of the plan's balance its other obligations leave uncovered`;
+  const count = whole && track.installments !== null ? track.installments : Math.ceil(total / fixed);
   if (count > MAX_GENERATED) {
     throw fieldError({
-      fixed_amount: `would make ${count} instalments of the plan's balance of ${track.balance}; at most ${MAX_GENERATED}`,
+      fixed_amount: `would make ${count} instalments of ${what}; at most ${MAX_GENERATED}`,
     });
   }
-  const amounts = installmentAmounts(track.balance, fixed, track.installments ?? undefined);
+  const amounts = installmentAmounts(total, fixed, count);
   if (!amounts) {
     throw fieldError({
-      fixed_amount: `cannot make the plan's balance of ${track.balance} in ${count} instalments: ${count - 1} of ${fixed} leave nothing for the last`,
+      fixed_amount: `cannot make ${what} in ${count} instalments: ${count - 1} of ${fixed} leave nothing for the last`,
     });
   }
   return amounts;
 }
 
-/** A schedule whose dates would need more obligations than one generation makes is refused. */
-function checkSize(schedule: SchedulesTable, today: string, count?: number): void {
+const PAST_LAST_DATE = `falls after ${LAST_DATE} in the workspace time zone; no date after ${LAST_DATE} is kept`;
+
+/**
+ * A schedule's dates: its start and end dates and every due date its first generation makes must fall on or
+ * before 9999-12-31 in its zone (a schedule accepted so stops generating there), and one generation makes at most
+ * 1,000 obligations.
+ */
+function checkDates(schedule: SchedulesTable, today: string, count?: number): void {
+  for (const field of ['start_date', 'end_date'] as const) {
+    const instant = schedule[field];
+    if (instant === null) continue;
+    try {
+      localDate(instant, schedule.timezone);
+    } catch (error) {
+      if (error instanceof DateOutOfRangeError)
+        throw fieldError({ [field]: `${PAST_LAST_DATE} (${schedule.timezone})` });
+      throw error;
+    }
+  }
   const range = sequenceRange(schedule, 0, today, count === undefined ? {} : { count });
+  if (range.pastLastDate) {
+    throw fieldError({
+      start_date:
+        schedule.frequency === 'installment_sequence'
+          ? `is so late that its ${count} monthly instalments would fall due after ${LAST_DATE}, the last date kept`
+          : `is so late that its first ${AHEAD} obligations would fall due after ${LAST_DATE}, the last date kept; start earlier or set an end_date`,
+    });
+  }
   if (range.to - range.from <= MAX_GENERATED) return;
   throw fieldError(
     schedule.end_date === null
@@ -157,6 +200,13 @@ export async function createSchedule(
   if (input.currency !== undefined && !isCurrency(input.currency)) {
     throw fieldError({ currency: 'must be an ISO 4217 currency code such as NGN or USD' });
   }
+  const status = input.status ?? 'active';
+  if (input.replaces_schedule_id !== undefined && status === 'draft') {
+    throw fieldError({
+      replaces_schedule_id:
+        'applies only to a schedule created active: a draft asks nothing, so it replaces nothing (cancel the other schedule when you activate the draft)',
+    });
+  }
   const at = auth.clock.now();
   const id = newId('schedule', at);
   const account = await virtualAccountFor(ctx, auth, id, input);
@@ -166,7 +216,6 @@ export async function createSchedule(
       throw fieldError({ currency: `must be the plan's currency, ${track.currency}` });
     }
     const now = at.toISOString();
-    const status = input.status ?? 'active';
     const row: SchedulesTable = {
       id,
       workspace_id: auth.workspaceId,
@@ -191,15 +240,74 @@ export async function createSchedule(
       created_at: now,
       updated_at: now,
     };
+    const today = localDate(at, row.timezone);
+    if (row.frequency !== 'installment_sequence') checkDates(row, today);
+    if (input.replaces_schedule_id !== undefined) {
+      await replaceSchedule(ctx, trx, auth, track, input.replaces_schedule_id);
+    }
+    const uncovered =
+      track && status === 'active' ? await refuseWhenCovered(trx, track, 'create_schedule') : null;
     const amounts =
-      row.frequency === 'installment_sequence' && track ? instalmentsOf(track, row.fixed_amount) : undefined;
-    checkSize(row, localDate(at, row.timezone), amounts?.length);
+      row.frequency === 'installment_sequence' && track
+        ? instalmentsOf(track, uncovered ?? track.balance, row.fixed_amount)
+        : undefined;
+    if (row.frequency === 'installment_sequence') checkDates(row, today, amounts?.length);
     await repo.insert(trx, row);
     if (status === 'active') await generateObligations(trx, auth, row, track, amounts ? { amounts } : {});
     const schedule = await scheduleOut(trx, auth, row.id);
     await recordEvent(trx, auth, 'schedule.created', schedule);
     return schedule;
   });
+}
+
+/** Cancels a schedule with its open obligations, conditional on the state it leaves, with its event. */
+async function cancelSchedule(trx: Trx, tenant: Tenant, schedule: SchedulesTable, action: string) {
+  const now = tenant.clock.now().toISOString();
+  const cancelled = await repo.updateIn(trx, tenant, schedule.id, [schedule.status], {
+    status: 'cancelled',
+    top_up_at: null,
+    updated_at: now,
+  });
+  if (!cancelled) throw invalidState('schedule', schedule.status, action);
+  await obligations.cancelOpenOfSchedule(trx, schedule.id, now);
+  await recordEvent(trx, tenant, 'schedule.cancelled', await scheduleOut(trx, tenant, schedule.id), {
+    status: schedule.status,
+  });
+}
+
+/**
+ * `replaces_schedule_id`: a schedule of the same plan, not cancelled or completed, that the new one replaces. It
+ * is cancelled with its open obligations before the new one generates, in the same transaction, under the plan's
+ * lock (taken first, as everywhere).
+ */
+async function replaceSchedule(
+  ctx: AppContext,
+  trx: Trx,
+  tenant: Tenant,
+  track: TracksTable | null,
+  id: string,
+): Promise<void> {
+  const replaced = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
+  if (!replaced) throw notFound('schedule', id, 'replaces_schedule_id');
+  if (!track) {
+    throw fieldError({
+      replaces_schedule_id:
+        'applies only to a schedule whose target is a plan: it names a schedule of that plan',
+    });
+  }
+  if (replaced.track_id !== track.id) {
+    throw fieldError({
+      replaces_schedule_id: `is a schedule of ${replaced.track_id ? `another plan, ${replaced.track_id}` : 'no plan'}; a schedule replaces one of its own plan, ${track.id}`,
+    });
+  }
+  if (!ACTION_FROM.cancel.includes(replaced.status)) {
+    throw new AppError('invalid_state', `Cannot replace schedule ${id}: it is ${replaced.status}.`, {
+      status: replaced.status,
+      action: 'replace',
+      field: 'replaces_schedule_id',
+    });
+  }
+  await cancelSchedule(trx, tenant, replaced, 'replace');
 }
 
 export async function getSchedule(ctx: AppContext, tenant: TenantRef, id: string): Promise<Schedule> {
@@ -279,6 +387,11 @@ async function syncWithPlan(
     const last = await obligations.lastOfSchedule(trx, schedule.id);
     const recurrence = recurrenceOf(schedule);
     let n = schedule.next_sequence;
+    if ((recurrence && n >= occurrencesThrough(recurrence)) || last?.due_date === LAST_DATE) {
+      throw fieldError({
+        action: `sync_payment_plan would add an obligation due after ${LAST_DATE}, the last date kept`,
+      });
+    }
     let due = recurrence ? occurrence(recurrence, n) : today;
     if (last && due <= last.due_date) due = addDays(last.due_date, 1);
     if (due < today) due = today;
@@ -331,10 +444,11 @@ async function runAction(
   };
   switch (action) {
     case 'activate': {
+      const uncovered = track ? await refuseWhenCovered(trx, track, 'activate') : null;
       const moved = await move('active');
       const amounts =
         moved.frequency === 'installment_sequence' && track
-          ? instalmentsOf(track, moved.fixed_amount)
+          ? instalmentsOf(track, uncovered ?? track.balance, moved.fixed_amount)
           : undefined;
       await generateObligations(trx, tenant, moved, track, amounts ? { amounts } : {});
       return null;

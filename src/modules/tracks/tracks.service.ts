@@ -13,6 +13,7 @@ import { getCustomerRow } from '../customers/customers.service.js';
 import type { LedgerListQuery } from '../ledger/ledger.schemas.js';
 import { appendEntry, listLedger } from '../ledger/ledger.service.js';
 import { cancelSchedulesOfPlan, settlePaidOffPlan } from '../schedules/schedules.allocation.js';
+import { trimToBalance } from '../schedules/schedules.trim.js';
 import { applyBalanceChange } from './tracks.balance.js';
 import { toApi } from './tracks.mapper.js';
 import * as repo from './tracks.repository.js';
@@ -107,7 +108,8 @@ async function refusal(trx: DbOrTrx, tenant: TenantRef, id: string, action: stri
 
 /**
  * Title, due date and metadata change in place; a new amount moves the balance through the money core and is
- * a ledger adjustment. One `track.updated` carries the old values of everything that changed.
+ * a ledger adjustment (a lower one trims the plan's open obligations to the new balance). One `track.updated`
+ * carries the old values of everything that changed.
  */
 export async function updateTrack(
   ctx: AppContext,
@@ -143,6 +145,8 @@ export async function updateTrack(
       alsoChanged,
     });
     if (!outcome.ok) throw new Error(`plan ${id} changed under its own row lock`);
+    // A lower balance asks less of the obligations: trimmed first, so one paid down to what was paid shows paid.
+    if (input.amount < updated.amount) await trimToBalance(trx, tenant, outcome.track);
     if (outcome.track.status === 'completed') await settlePaidOffPlan(trx, tenant, id);
     return toApi(outcome.track);
   });
