@@ -146,6 +146,9 @@ describe('report figures are exact up to 2^53 - 1 and a clear error past it, nev
         reversed_at: null,
         reversal_reason: null,
         allocations: '[]',
+        unapplied_reason: null,
+        split_from: null,
+        split_into: null,
       };
     };
     await t.ctx.db.transaction().execute(async (trx) => {
