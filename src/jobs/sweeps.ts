@@ -41,6 +41,11 @@ export interface SweepDefinition {
   run(ctx: AppContext & { log?: FastifyBaseLogger }, scope: SweepScope): Promise<number>;
 }
 
+/** Whether a sweep that has handled `handled` records has done what its caller asked for (`scope.limit`). */
+export function limitReached(scope: SweepScope, handled: number): boolean {
+  return scope.limit !== undefined && handled >= scope.limit;
+}
+
 /** One sweep over every scope, repeated; one job per sweep (its key), so workers never run a sweep twice at once. */
 export const sweepJob = defineJob({
   name: 'sweeps.run',

@@ -1,5 +1,5 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
-import type { SweepDefinition } from '../../jobs/sweeps.js';
+import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import * as repo from './attempts.repository.js';
 import { createFirstAttempt, noteTrouble, runAttempt } from './attempts.service.js';
 
@@ -17,6 +17,7 @@ export const createAttemptsSweep: SweepDefinition = {
     for (;;) {
       const due = await repo.obligationsToCollect(ctx.db, scope, now, BATCH);
       for (const found of due) {
+        if (limitReached(scope, handled)) return handled;
         if (await createFirstAttempt(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id))
           handled++;
       }
@@ -38,6 +39,7 @@ export const runAttemptsSweep: SweepDefinition = {
     for (;;) {
       const due = (await repo.toRun(ctx.db, scope, now, staleBefore, BATCH)).filter((a) => !seen.has(a.id));
       for (const found of due) {
+        if (limitReached(scope, handled)) return handled;
         seen.add(found.id);
         try {
           if (await runAttempt(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id)) handled++;

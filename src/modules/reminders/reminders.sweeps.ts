@@ -1,7 +1,7 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
 import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import type { SweepDefinition } from '../../jobs/sweeps.js';
+import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import { quietHoursEnd } from '../../lib/calendar.js';
 import type { Tenant } from '../../lib/tenant.js';
 import * as obligations from '../schedules/obligations.repository.js';
@@ -112,6 +112,7 @@ export const reminderStagesSweep: SweepDefinition = {
     for (;;) {
       const due = await repo.obligationsToRemind(ctx.db, scope, scope.now.toISOString(), BATCH);
       for (const found of due) {
+        if (limitReached(scope, handled)) return handled;
         const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
         if (await inTransaction(ctx, (trx) => remindStage(trx, tenant, found.id))) handled++;
       }
@@ -133,6 +134,7 @@ export const sendRemindersSweep: SweepDefinition = {
         (r) => !seen.has(r.id),
       );
       for (const found of due) {
+        if (limitReached(scope, handled)) return handled;
         seen.add(found.id);
         try {
           if (await deliverReminder(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id))

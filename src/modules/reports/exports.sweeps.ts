@@ -1,4 +1,4 @@
-import type { SweepDefinition } from '../../jobs/sweeps.js';
+import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import * as repo from './exports.repository.js';
 import { exportStorage } from './exports.storage.js';
 
@@ -19,6 +19,7 @@ export const cleanExportsSweep: SweepDefinition = {
     for (;;) {
       const due = (await repo.expiredFiles(ctx.db, scope, now, BATCH)).filter((row) => !seen.has(row.id));
       for (const found of due) {
+        if (limitReached(scope, handled)) return handled;
         seen.add(found.id);
         try {
           if (found.storage_key) await storage.remove(found.storage_key);

@@ -2,7 +2,7 @@ import type { DialectName } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import type { TenantGroup } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import type { SweepDefinition } from '../../jobs/sweeps.js';
+import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import { FOLD_BATCH, foldLedgerEntries, foldObligations, foldPayments } from './rollups.folds.js';
 import { foldStatuses } from './rollups.statuses.js';
 
@@ -31,9 +31,11 @@ export const rollupSweep: SweepDefinition = {
     let handled = 0;
     for (const fold of FOLDS) {
       for (let batch = 0; batch < MAX_BATCHES; batch++) {
-        const folded = await inTransaction(ctx, (trx) => fold(trx, ctx.dialect, scope, FOLD_BATCH));
+        if (limitReached(scope, handled)) return handled;
+        const size = scope.limit === undefined ? FOLD_BATCH : Math.min(FOLD_BATCH, scope.limit - handled);
+        const folded = await inTransaction(ctx, (trx) => fold(trx, ctx.dialect, scope, size));
         handled += folded;
-        if (folded < FOLD_BATCH) break;
+        if (folded < size) break;
       }
     }
     return handled;

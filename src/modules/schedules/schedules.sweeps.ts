@@ -2,7 +2,7 @@ import { sweepTenant } from '../../clock/tenant-clocks.js';
 import { inTenantGroup } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
-import type { SweepDefinition } from '../../jobs/sweeps.js';
+import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import * as tracks from '../tracks/tracks.repository.js';
 import * as obligations from './obligations.repository.js';
 import { generateObligations } from './schedules.generation.js';
@@ -34,7 +34,7 @@ export const overdueSweep: SweepDefinition = {
         handled += marked.length;
         return due.length;
       });
-      if (found < BATCH) break;
+      if (found < BATCH || limitReached(scope, handled)) break;
     }
     return handled;
   },
@@ -58,6 +58,7 @@ export const topUpSweep: SweepDefinition = {
         .limit(BATCH)
         .execute();
       for (const found of due) {
+        if (limitReached(scope, handled)) return handled;
         const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
         handled += await inTransaction(ctx, async (trx) => {
           const track = found.track_id
