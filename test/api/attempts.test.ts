@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp, withCharge } from '../helpers/app.js';
 import { cliEnv, cliJson } from '../helpers/cli.js';
+import { approvedMandate } from '../helpers/collections.js';
 import { consent } from '../helpers/consent.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
 
@@ -34,16 +35,8 @@ async function autoDebit(api: Client, fixedAmount: number, method = 'auto_debit'
   return { customer, plan, schedule: res.body.data };
 }
 
-async function activeMandate(api: Client, scheduleId: string, provider = 'gatewayA') {
-  const created = await api.post('/payment-mandates', {
-    payer_type: 'customer',
-    provider,
-    schedule_id: scheduleId,
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  assert.equal((await consent(t, created.body.data.consent_url, 'approve')).statusCode, 200);
-  return created.body.data;
-}
+const activeMandate = (api: Client, scheduleId: string, provider = 'gatewayA') =>
+  approvedMandate(t, api, scheduleId, provider);
 
 async function attemptsOf(api: Client, scheduleId: string) {
   const res = await api.get(`/collection-attempts?schedule_id=${scheduleId}&limit=100`);

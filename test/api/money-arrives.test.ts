@@ -4,7 +4,7 @@ import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp, withCharge } from '../helpers/app.js';
-import { consent } from '../helpers/consent.js';
+import { approvedMandate, newSchedule } from '../helpers/collections.js';
 import { newCustomer, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 import { notification, notify, type ProviderSetting, providerSetting } from '../helpers/providers.js';
 
@@ -135,17 +135,15 @@ describe('money a provider reports is always recorded', () => {
   test('a transfer to the virtual account of a schedule without a plan pays its obligation', async () => {
     const { api, workspaceId } = await newWorkspace(t);
     const setting = await providerSetting(t, workspaceId, 'gatewayB');
-    const schedule = (
-      await api.post('/collection-schedules', {
-        target_type: 'generic_collection',
-        target_id: null,
-        frequency: 'monthly',
-        fixed_amount: 15_000,
-        start_date: '2028-01-25T09:00:00Z',
-        end_date: '2028-02-25T09:00:00Z',
-        collection_method: 'gatewayB_virtual_account',
-      })
-    ).body.data;
+    const schedule = await newSchedule(api, {
+      target_type: 'generic_collection',
+      target_id: null,
+      frequency: 'monthly',
+      fixed_amount: 15_000,
+      start_date: '2028-01-25T09:00:00Z',
+      end_date: '2028-02-25T09:00:00Z',
+      collection_method: 'gatewayB_virtual_account',
+    });
     const receipt = await received(setting, transfer(schedule.virtual_account.number, 20_000));
     assert.equal(receipt.outcome, 'recorded');
     const payment = (await api.get(`/payments/${receipt.payment_id}`)).body.data;
@@ -254,16 +252,14 @@ describe('money a provider reports is always recorded', () => {
     const { api, workspaceId } = await newWorkspace(t);
     const setting = await providerSetting(t, workspaceId, 'gatewayA');
     const plan = await newTrack(api, { amount: 20_000 });
-    const schedule = (
-      await api.post('/collection-schedules', {
-        target_type: 'payment_plan',
-        target_id: plan.id,
-        frequency: 'one_time',
-        fixed_amount: 20_000,
-        start_date: '2028-01-25T09:00:00Z',
-        collection_method: 'gatewayA_checkout',
-      })
-    ).body.data;
+    const schedule = await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'one_time',
+      fixed_amount: 20_000,
+      start_date: '2028-01-25T09:00:00Z',
+      collection_method: 'gatewayA_checkout',
+    });
     await api.post('/account/test-clock/advance', { to: '2028-01-25T00:00:00Z' });
     const [due] = (await api.get(`/collection-schedules/${schedule.id}/obligations`)).body.data.items;
     const checkoutId = new URL(due.checkout_url).pathname.split('/').pop() as string;
@@ -282,17 +278,15 @@ describe('money collected for a named obligation pays that obligation first', ()
   async function twoCheckouts(api: Client, workspaceId: string) {
     const setting = await providerSetting(t, workspaceId, 'gatewayA');
     const plan = await newTrack(api, { amount: 40_000 });
-    const schedule = (
-      await api.post('/collection-schedules', {
-        target_type: 'payment_plan',
-        target_id: plan.id,
-        frequency: 'monthly',
-        fixed_amount: 20_000,
-        start_date: '2028-01-25T09:00:00Z',
-        end_date: '2028-02-25T09:00:00Z',
-        collection_method: 'gatewayA_checkout',
-      })
-    ).body.data;
+    const schedule = await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'monthly',
+      fixed_amount: 20_000,
+      start_date: '2028-01-25T09:00:00Z',
+      end_date: '2028-02-25T09:00:00Z',
+      collection_method: 'gatewayA_checkout',
+    });
     await api.post('/account/test-clock/advance', { to: '2028-02-25T00:00:00Z' });
     const obligations = async () =>
       [...(await api.get(`/collection-schedules/${schedule.id}/obligations`)).body.data.items].reverse();
@@ -410,12 +404,7 @@ describe('money collected for a named obligation pays that obligation first', ()
       collection_method: 'auto_debit',
     });
     assert.equal(debit.status, 201, JSON.stringify(debit.body));
-    const mandate = await api.post('/payment-mandates', {
-      payer_type: 'customer',
-      provider: 'gatewayA',
-      schedule_id: debit.body.data.id,
-    });
-    await consent(t, mandate.body.data.consent_url, 'approve');
+    await approvedMandate(t, api, debit.body.data.id);
     await runSweepsNow(t.ctx, { mode: 'test', workspaceId, now: new Date('2028-02-01T00:00:00Z') });
     const [attempt] = (await api.get(`/collection-attempts?schedule_id=${debit.body.data.id}`)).body.data
       .items;
@@ -434,23 +423,16 @@ describe("a provider's late success", () => {
     const { api, workspaceId } = await newWorkspace(t);
     const setting = await providerSetting(t, workspaceId, 'gatewayA');
     const plan = await newTrack(api, { amount: 60_000 });
-    const schedule = (
-      await api.post('/collection-schedules', {
-        target_type: 'payment_plan',
-        target_id: plan.id,
-        frequency: 'monthly',
-        fixed_amount: 20_000,
-        start_date: '2028-01-25T09:00:00Z',
-        end_date: '2028-03-25T09:00:00Z',
-        collection_method: 'auto_debit',
-      })
-    ).body.data;
-    const mandate = await api.post('/payment-mandates', {
-      payer_type: 'customer',
-      provider: 'gatewayA',
-      schedule_id: schedule.id,
+    const schedule = await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'monthly',
+      fixed_amount: 20_000,
+      start_date: '2028-01-25T09:00:00Z',
+      end_date: '2028-03-25T09:00:00Z',
+      collection_method: 'auto_debit',
     });
-    await consent(t, mandate.body.data.consent_url, 'approve');
+    await approvedMandate(t, api, schedule.id);
     const timingOut = withCharge(t, async () => ({
       status: 'failed',
       code: 'timeout',
@@ -482,24 +464,15 @@ describe('a revoke that lands while a charge is claimed', () => {
   test('an attempt left in flight is not charged again on a mandate revoked meanwhile: it is blocked', async () => {
     const { api, workspaceId } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 60_000 });
-    const schedule = (
-      await api.post('/collection-schedules', {
-        target_type: 'payment_plan',
-        target_id: plan.id,
-        frequency: 'one_time',
-        fixed_amount: 20_000,
-        start_date: '2028-01-25T09:00:00Z',
-        collection_method: 'auto_debit',
-      })
-    ).body.data;
-    const mandate = (
-      await api.post('/payment-mandates', {
-        payer_type: 'customer',
-        provider: 'gatewayA',
-        schedule_id: schedule.id,
-      })
-    ).body.data;
-    await consent(t, mandate.consent_url, 'approve');
+    const schedule = await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'one_time',
+      fixed_amount: 20_000,
+      start_date: '2028-01-25T09:00:00Z',
+      collection_method: 'auto_debit',
+    });
+    const mandate = await approvedMandate(t, api, schedule.id);
     // The worker claims the attempt and stops before the provider answers.
     const stopped = withCharge(t, () => Promise.reject(new Error('worker stopped')));
     await runSweepsNow(stopped, { mode: 'test', workspaceId, now: new Date('2028-01-25T00:00:00Z') }).catch(

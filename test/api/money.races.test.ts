@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { consent } from '../helpers/consent.js';
+import { approvedMandate } from '../helpers/collections.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
 import { notification, notify, type ProviderSetting, providerSetting } from '../helpers/providers.js';
 
@@ -99,12 +99,7 @@ async function setUp(): Promise<World> {
     collection_method: 'auto_debit',
   });
   assert.equal(debitSchedule.status, 201, JSON.stringify(debitSchedule.body));
-  const mandate = await api.post('/payment-mandates', {
-    payer_type: 'customer',
-    provider: 'gatewayA',
-    schedule_id: debitSchedule.body.data.id,
-  });
-  await consent(t, mandate.body.data.consent_url, 'approve');
+  await approvedMandate(t, api, debitSchedule.body.data.id);
   return {
     api,
     plans,

@@ -82,6 +82,87 @@ function unapplied(
   );
 }
 
+/** The whole amount unapplied: nothing of it could go on a plan. */
+async function wholly(
+  trx: Trx,
+  tenant: Tenant,
+  money: ProviderMoney,
+  customerId: string | null,
+  reason: UnappliedReason,
+  planId: string | null = null,
+): Promise<Received> {
+  const payment = await unapplied(trx, tenant, money, customerId, reason, { planId });
+  return { payment, credit: null, recorded: true };
+}
+
+/** The excess of money over what was owed, kept as the customer's credit beside the payment that took the rest. */
+function excessOf(
+  trx: Trx,
+  tenant: Tenant,
+  money: ProviderMoney,
+  customerId: string | null,
+  paid: Payment,
+  planId: string | null = null,
+) {
+  if (money.amount === paid.amount) return null;
+  return unapplied(trx, tenant, money, customerId, 'overpayment', {
+    amount: money.amount - paid.amount,
+    planId,
+    splitFrom: paid.id,
+  });
+}
+
+/** Money for a schedule without a plan: its open obligations (the named one first), the excess as credit. */
+async function receiveForSchedule(
+  trx: Trx,
+  tenant: Tenant,
+  money: ProviderMoney,
+  destination: { scheduleId: string; obligationId?: string | null; customerId: string | null },
+): Promise<Received> {
+  const { customerId } = destination;
+  const schedule = await lockSchedule(trx, tenant, destination.scheduleId);
+  if (!schedule) return wholly(trx, tenant, money, null, 'unknown_reference');
+  if (schedule.currency !== money.currency)
+    return wholly(trx, tenant, money, customerId, 'currency_mismatch');
+  const { open, owed } = await openOfPlanlessSchedule(trx, schedule.id, destination.obligationId ?? null);
+  if (owed === 0) return wholly(trx, tenant, money, customerId, 'overpayment');
+  const payment = await recordWithoutPlan(
+    trx,
+    tenant,
+    { ...money, source: money.source ?? 'provider', amount: Math.min(owed, money.amount) },
+    { customerId, obligations: open },
+  );
+  return { payment, credit: await excessOf(trx, tenant, money, customerId, payment), recorded: true };
+}
+
+/** Money for a plan: as far as its balance goes (the named obligation first), the excess as credit. */
+async function receiveForPlan(
+  trx: Trx,
+  tenant: Tenant,
+  money: ProviderMoney,
+  destination: { trackId: string; obligationId?: string | null },
+): Promise<Received> {
+  const track = await lockTrack(trx, tenant, destination.trackId);
+  if (!track) return wholly(trx, tenant, money, null, 'unknown_reference');
+  if (track.currency !== money.currency) {
+    return wholly(trx, tenant, money, track.customer_id, 'currency_mismatch', track.id);
+  }
+  if (track.status !== 'active' || track.balance === 0) {
+    return wholly(trx, tenant, money, track.customer_id, 'plan_closed', track.id);
+  }
+  const applied = await applyPayment(trx, tenant, {
+    ...money,
+    source: money.source ?? 'provider',
+    amount: Math.min(track.balance, money.amount),
+    trackId: track.id,
+    obligationId: destination.obligationId ?? null,
+  });
+  // The plan is locked and its state checked, and the reference is new: nothing is left to refuse.
+  if (!applied.ok) throw applied.refusal;
+  const credit = await excessOf(trx, tenant, money, track.customer_id, applied.payment, track.id);
+  return { payment: applied.payment, credit, recorded: true };
+}
+
 /**
  * Money a provider reports (a transfer, a checkout, a charge) is always recorded, in the caller's transaction:
  * on its plan as far as the plan's balance goes (the obligation it was collected for first, then the rest oldest
@@ -97,90 +178,10 @@ export async function receiveProviderMoney(
   if (money.reference !== null) {
     const key = referenceKey(money.reference);
     const earlier = key === '' ? undefined : await repo.findByReferenceKey(trx, tenant, key);
-    if (earlier) {
-      const row = await repo.findById(trx, tenant, earlier.id);
-      if (row) return { payment: toApi(row), credit: null, recorded: false };
-    }
+    const row = earlier ? await repo.findById(trx, tenant, earlier.id) : undefined;
+    if (row) return { payment: toApi(row), credit: null, recorded: false };
   }
-  const source = money.source ?? 'provider';
-  if (destination === null) {
-    return {
-      payment: await unapplied(trx, tenant, money, null, 'unknown_reference'),
-      credit: null,
-      recorded: true,
-    };
-  }
-  if ('scheduleId' in destination) {
-    const schedule = await lockSchedule(trx, tenant, destination.scheduleId);
-    if (!schedule) {
-      return {
-        payment: await unapplied(trx, tenant, money, null, 'unknown_reference'),
-        credit: null,
-        recorded: true,
-      };
-    }
-    const { customerId } = destination;
-    if (schedule.currency !== money.currency) {
-      const payment = await unapplied(trx, tenant, money, customerId, 'currency_mismatch');
-      return { payment, credit: null, recorded: true };
-    }
-    const { open, owed } = await openOfPlanlessSchedule(trx, schedule.id, destination.obligationId ?? null);
-    if (owed === 0) {
-      return {
-        payment: await unapplied(trx, tenant, money, customerId, 'overpayment'),
-        credit: null,
-        recorded: true,
-      };
-    }
-    const part = Math.min(owed, money.amount);
-    const payment = await recordWithoutPlan(
-      trx,
-      tenant,
-      { ...money, source, amount: part },
-      { customerId, obligations: open },
-    );
-    const credit =
-      money.amount > part
-        ? await unapplied(trx, tenant, money, customerId, 'overpayment', {
-            amount: money.amount - part,
-            splitFrom: payment.id,
-          })
-        : null;
-    return { payment, credit, recorded: true };
-  }
-  const track = await lockTrack(trx, tenant, destination.trackId);
-  if (!track) {
-    return {
-      payment: await unapplied(trx, tenant, money, null, 'unknown_reference'),
-      credit: null,
-      recorded: true,
-    };
-  }
-  const whole = (reason: UnappliedReason) =>
-    unapplied(trx, tenant, money, track.customer_id, reason, { planId: track.id });
-  if (track.currency !== money.currency) {
-    return { payment: await whole('currency_mismatch'), credit: null, recorded: true };
-  }
-  if (track.status !== 'active' || track.balance === 0) {
-    return { payment: await whole('plan_closed'), credit: null, recorded: true };
-  }
-  const part = Math.min(track.balance, money.amount);
-  const applied = await applyPayment(trx, tenant, {
-    ...money,
-    source,
-    amount: part,
-    trackId: track.id,
-    obligationId: destination.obligationId ?? null,
-  });
-  // The plan is locked and its state checked, and the reference is new: nothing is left to refuse.
-  if (!applied.ok) throw applied.refusal;
-  const credit =
-    money.amount > part
-      ? await unapplied(trx, tenant, money, track.customer_id, 'overpayment', {
-          amount: money.amount - part,
-          planId: track.id,
-          splitFrom: applied.payment.id,
-        })
-      : null;
-  return { payment: applied.payment, credit, recorded: true };
+  if (destination === null) return wholly(trx, tenant, money, null, 'unknown_reference');
+  if ('scheduleId' in destination) return receiveForSchedule(trx, tenant, money, destination);
+  return receiveForPlan(trx, tenant, money, destination);
 }

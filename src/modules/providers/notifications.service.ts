@@ -11,7 +11,7 @@ import type { PaymentProvider } from '../../ports/payment-providers.js';
 import type { InboundNotification, RawNotification } from '../../ports/provider-notifications.js';
 import { recordOutcome } from '../attempts/attempts.service.js';
 import * as mandates from '../mandates/mandates.repository.js';
-import { type Destination, receiveProviderMoney } from '../payments/payments.receive.js';
+import { type Destination, type ProviderMoney, receiveProviderMoney } from '../payments/payments.receive.js';
 import { RAIL_PROVIDER } from '../schedules/schedules.table.js';
 import { checkoutPaid, type Handled, handledOf } from './checkout.service.js';
 import type { NotificationReceipt } from './notifications.schemas.js';
@@ -25,6 +25,23 @@ function receipt(row: ProviderNotificationsTable, replayed: boolean): Notificati
     payment_id: row.payment_id,
     reason: row.reason,
     replayed,
+  };
+}
+
+/** The money a notification reports, keyed by its id (the provider's), so that it is recorded once. */
+function moneyOf(
+  provider: string,
+  notification: InboundNotification,
+  method: ProviderMoney['method'],
+  metadata: Record<string, string>,
+): ProviderMoney {
+  return {
+    amount: notification.amount,
+    currency: notification.currency,
+    method,
+    paidAt: toInstant(notification.occurred_at, 'occurred_at'),
+    reference: `${provider}:${notification.id}`,
+    metadata: { notificationId: notification.id, ...metadata },
   };
 }
 
@@ -57,14 +74,7 @@ async function transferReceived(
   const received = await receiveProviderMoney(
     trx,
     tenant,
-    {
-      amount: notification.amount,
-      currency: notification.currency,
-      method: 'virtual_account',
-      paidAt: toInstant(notification.occurred_at, 'occurred_at'),
-      reference: `${provider}:${notification.id}`,
-      metadata: { notificationId: notification.id, virtualAccount: notification.reference },
-    },
+    moneyOf(provider, notification, 'virtual_account', { virtualAccount: notification.reference }),
     await transferDestination(trx, tenant, provider, notification.reference),
   );
   return handledOf(received);
@@ -90,20 +100,8 @@ async function chargeAnswered(
   const succeeded = notification.type === 'charge.succeeded';
   if (!attempt) {
     if (!succeeded) return { outcome: 'unmatched', paymentId: null, reason: null };
-    const received = await receiveProviderMoney(
-      trx,
-      tenant,
-      {
-        amount: notification.amount,
-        currency: notification.currency,
-        method: 'direct_debit',
-        paidAt: toInstant(notification.occurred_at, 'occurred_at'),
-        reference: `${provider}:${notification.id}`,
-        metadata: { notificationId: notification.id, attemptId: notification.reference },
-      },
-      null,
-    );
-    return handledOf(received);
+    const money = moneyOf(provider, notification, 'direct_debit', { attemptId: notification.reference });
+    return handledOf(await receiveProviderMoney(trx, tenant, money, null));
   }
   if (attempt.status === 'succeeded' || (!succeeded && attempt.status !== 'processing')) {
     return { outcome: 'already_recorded', paymentId: attempt.payment_id, reason: null };

@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import type { Client } from './api.js';
+import type { TestApp } from './app.js';
+import { consent } from './consent.js';
+
+/** A collection schedule, created as a client would; the test stops at once if it is refused. */
+export async function newSchedule(api: Client, body: Record<string, unknown>) {
+  const res = await api.post('/collection-schedules', body);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.data;
+}
+
+/** A mandate for the schedule, approved by its payer on the consent page: active in test mode. */
+export async function approvedMandate(t: TestApp, api: Client, scheduleId: string, provider = 'gatewayA') {
+  const created = await api.post('/payment-mandates', {
+    payer_type: 'customer',
+    provider,
+    schedule_id: scheduleId,
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  assert.equal((await consent(t, created.body.data.consent_url, 'approve')).statusCode, 200);
+  return created.body.data;
+}
