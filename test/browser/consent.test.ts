@@ -1,39 +1,16 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { client } from '../helpers/api.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
-
-/** Debian's Chromium; `npx playwright install` cannot download here. */
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARTIFACTS = path.resolve('test/artifacts');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { ARTIFACTS, assertAccessible, screenshots, serveAndBrowse } from './browser.js';
 
 let t: TestApp;
 let browser: Browser;
 before(async () => {
-  const port = await freePort();
-  t = await buildTestApp({ env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  ({ t, browser } = await serveAndBrowse());
 });
 after(async () => {
   await browser?.close();
@@ -77,12 +54,8 @@ test('a payer opens the consent link, sees what will be collected, approves; the
   ]) {
     assert.ok(text.includes(shown), `the payer sees ${shown}`);
   }
-  // Nothing is wider than a phone's screen.
-  const overflow = (await page.evaluate('document.documentElement.scrollWidth')) as number;
-  assert.ok(overflow <= 360, `page is ${overflow} px wide at 360`);
-  await page.screenshot({ path: path.join(ARTIFACTS, 'consent-360.png'), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: path.join(ARTIFACTS, 'consent-1280.png'), fullPage: true });
+  await screenshots(page, 'consent');
+  await assertAccessible(browser, page);
 
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.waitForLoadState();

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { escapeHtml, isCrossSitePost, PAGE_HEADERS, page } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
 import { AppError } from '../../lib/app-error.js';
+import { dateInWords } from '../../lib/calendar.js';
 import { formatMoney } from '../../lib/money.js';
 import { payCheckout, showCheckout } from './checkout.service.js';
 
@@ -74,7 +75,7 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       200,
       `Pay ${view.business}`,
       `<p class="note">Test mode: no money moves.</p>
-<dl><dt>Amount</dt><dd>${escapeHtml(formatMoney(view.amount, view.currency))}</dd><dt>Due</dt><dd>${escapeHtml(view.dueDate)}</dd></dl>
+<dl><dt>Amount</dt><dd>${escapeHtml(formatMoney(view.amount, view.currency))}</dd><dt>Due</dt><dd>${escapeHtml(dateInWords(view.dueDate))}</dd></dl>
 <form method="post"><div class="actions"><button class="approve" type="submit">Pay ${escapeHtml(formatMoney(view.amount, view.currency))}</button></div></form>`,
     );
   });
