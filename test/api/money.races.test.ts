@@ -27,8 +27,14 @@ const ROUNDS = 4;
 const BURST = 48;
 
 let t: TestApp;
+/** What the server logged as errors: a 5xx names its cause here. */
+const errors: string[] = [];
 before(async () => {
-  t = await buildTestApp({ clock: new ManualClock(new Date(NOW)), env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+  t = await buildTestApp({
+    clock: new ManualClock(new Date(NOW)),
+    env: { RATE_LIMIT_PER_MINUTE: '100000', LOG_LEVEL: 'error' },
+    logger: { level: 'error', stream: { write: (line: string) => errors.push(line) } },
+  });
 });
 after(() => t.close());
 
@@ -257,7 +263,7 @@ describe('money under concurrent requests', () => {
     }
     assert.ok(
       statuses.every((status) => status < 500),
-      `no 5xx: ${statuses.filter((s) => s >= 500).join(', ')}`,
+      `no 5xx: ${statuses.filter((s) => s >= 500).join(', ')}\n${errors.join('\n').slice(0, 4000)}`,
     );
     // The bursts did make money move, in every way they mix.
     const payments = await all(world.api, '/payments');

@@ -168,6 +168,40 @@ describe('report rollup', () => {
     assert.equal(await fold(workspaceId), 0);
   });
 
+  test('folds of the same plans at once, while the plans change status, count each change once', async () => {
+    const { api, workspaceId } = await newWorkspace(t);
+    const customer = await newCustomer(api);
+    const plans: { id: string; paymentId: string | null }[] = [];
+    for (let i = 0; i < 40; i++) {
+      plans.push({
+        id: (await newTrack(api, { customerId: customer.id, amount: 1_000 })).id,
+        paymentId: null,
+      });
+    }
+    // Half the plans are paid off at first: from then on each round turns every plan over (paid off, or active
+    // again), while several folds (two test clock advances and the worker, say) count them at once.
+    for (const plan of plans.slice(0, 20))
+      plan.paymentId = (await newPayment(api, plan.id, { amount: 1_000 })).id;
+    for (let round = 0; round < 6; round++) {
+      const turnOver = async (plan: (typeof plans)[number]) => {
+        if (plan.paymentId) {
+          assert.equal((await api.post(`/payments/${plan.paymentId}/reverse`, {})).status, 200);
+          plan.paymentId = null;
+        } else {
+          plan.paymentId = (await newPayment(api, plan.id, { amount: 1_000 })).id;
+        }
+      };
+      const folds = Array.from({ length: 6 }, () => fold(workspaceId));
+      await Promise.all([...plans.map(turnOver), ...folds]);
+      await Promise.all(Array.from({ length: 3 }, () => fold(workspaceId)));
+      assert.deepEqual((await report(api, '/reports/summary')).plans, {
+        active: 20,
+        completed: 20,
+        archived: 0,
+      });
+    }
+  });
+
   test('exact under concurrent payments, reversals and folds: every report read sees each payment once', async () => {
     const { api, workspaceId } = await newWorkspace(t, { timezone: 'Africa/Lagos' });
     const plan = await newTrack(api, { amount: 100_000_000 });

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { type DialectName, forUpdateSkipLocked } from '../../db/dialect.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, type TenantGroup } from '../../db/scoping.js';
 import { addExact, toSafeInteger } from '../../lib/money.js';
@@ -8,21 +9,31 @@ import { STATUS_SOURCES, type StatusSource, statusUnrolled } from './rollups.mar
 
 /**
  * Counts up to `limit` plans or customers whose status changed since they were last counted (or never were) into
- * the rollup: one more for the status each has, one fewer for the status it was counted with. Rows are not locked
- * (plans are locked by every payment); each mark is set on condition that the row is still as it was read, and
- * only the rows so marked are counted. Returns how many were read.
+ * the rollup: one more for the status each has, one fewer for the status it was counted with. The rows are taken
+ * with their locks, skipping those another transaction holds (a payment holds its plan's): two folds at once never
+ * wait on each other's rows, which marking many rows in one statement each did (a deadlock on PostgreSQL when two
+ * test clock advances folded the same plans). Each mark is still set on condition that the row is as it was read,
+ * and only the rows so marked are counted. Returns how many were read.
  */
-export async function foldStatuses(trx: Trx, group: TenantGroup, limit: number, source: StatusSource) {
+export async function foldStatuses(
+  trx: Trx,
+  dialect: DialectName,
+  group: TenantGroup,
+  limit: number,
+  source: StatusSource,
+) {
   const { table } = STATUS_SOURCES[source];
-  const rows = await trx
-    .selectFrom(table)
-    .select(['id', 'workspace_id', 'mode', 'status', sql<string>`rolled_status`.as('rolled_status')])
-    .where(inTenantGroup(group))
-    .where(statusUnrolled(source))
-    .orderBy('workspace_id')
-    .orderBy('mode')
-    .limit(limit)
-    .execute();
+  const rows = await forUpdateSkipLocked(
+    dialect,
+    trx
+      .selectFrom(table)
+      .select(['id', 'workspace_id', 'mode', 'status', sql<string>`rolled_status`.as('rolled_status')])
+      .where(inTenantGroup(group))
+      .where(statusUnrolled(source))
+      .orderBy('workspace_id')
+      .orderBy('mode')
+      .limit(limit),
+  ).execute();
   const changes = new Map<string, { row: (typeof rows)[number]; ids: string[] }>();
   for (const row of rows) {
     const key = [row.workspace_id, row.mode, row.status, row.rolled_status].join('\u0000');

@@ -12,8 +12,8 @@ const FOLDS: Fold[] = [
   foldLedgerEntries,
   foldPayments,
   foldObligations,
-  (trx, _dialect, group, limit) => foldStatuses(trx, group, limit, 'plans'),
-  (trx, _dialect, group, limit) => foldStatuses(trx, group, limit, 'customers'),
+  (trx, dialect, group, limit) => foldStatuses(trx, dialect, group, limit, 'plans'),
+  (trx, dialect, group, limit) => foldStatuses(trx, dialect, group, limit, 'customers'),
 ];
 
 /** Batches one run folds at most, so a run under a steady stream of payments still ends. */
