@@ -5,10 +5,9 @@ import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp, withCharge } from '../helpers/app.js';
-import { cliEnv, cliJson } from '../helpers/cli.js';
 import { consent } from '../helpers/consent.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
-import { notification, notify } from '../helpers/providers.js';
+import { notification, notify, providerSetting } from '../helpers/providers.js';
 
 const NOW = '2028-01-20T12:00:00.000Z';
 
@@ -20,18 +19,7 @@ after(() => t.close());
 
 /** A workspace with provider settings for gatewayA and a collection attempt left processing (the charge in flight). */
 async function chargeInFlight(api: Client, workspaceId: string) {
-  const setting = await cliJson(
-    cliEnv(t.database),
-    'provider',
-    'set',
-    '--workspace',
-    workspaceId,
-    '--provider',
-    'gatewayA',
-    '--mode',
-    'test',
-    '--json',
-  );
+  const setting = await providerSetting(t, workspaceId, 'gatewayA');
   const customer = await newCustomer(api);
   const plan = await newTrack(api, { customerId: customer.id, amount: 60_000 });
   const schedule = (
@@ -182,31 +170,8 @@ describe('POST /provider-notifications/{settingId}', () => {
 
   test('gatewayB schedules get a virtual account; a transfer to it is a payment, once, and what the plan cannot take is recorded as credit', async () => {
     const { api, workspaceId } = await newWorkspace(t);
-    const env = cliEnv(t.database);
-    const gatewayB = await cliJson(
-      env,
-      'provider',
-      'set',
-      '--workspace',
-      workspaceId,
-      '--provider',
-      'gatewayB',
-      '--mode',
-      'test',
-      '--json',
-    );
-    const gatewayA = await cliJson(
-      env,
-      'provider',
-      'set',
-      '--workspace',
-      workspaceId,
-      '--provider',
-      'gatewayA',
-      '--mode',
-      'test',
-      '--json',
-    );
+    const gatewayB = await providerSetting(t, workspaceId, 'gatewayB');
+    const gatewayA = await providerSetting(t, workspaceId, 'gatewayA');
     const customer = await newCustomer(api, { name: 'Bola Ade' });
     const plan = await newTrack(api, { customerId: customer.id, amount: 50_000 });
     const created = await api.post('/collection-schedules', {
@@ -273,18 +238,7 @@ describe('POST /provider-notifications/{settingId}', () => {
 
   test('gatewayA checkout: a due obligation gets a checkout page whose pay button pays it once; checkout.completed counts once', async () => {
     const { api, workspaceId } = await newWorkspace(t);
-    const gatewayA = await cliJson(
-      cliEnv(t.database),
-      'provider',
-      'set',
-      '--workspace',
-      workspaceId,
-      '--provider',
-      'gatewayA',
-      '--mode',
-      'test',
-      '--json',
-    );
+    const gatewayA = await providerSetting(t, workspaceId, 'gatewayA');
     const plan = await newTrack(api, { amount: 40_000 });
     const schedule = (
       await api.post('/collection-schedules', {
