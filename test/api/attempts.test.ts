@@ -5,9 +5,9 @@ import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp, withCharge } from '../helpers/app.js';
 import { cliEnv, cliJson } from '../helpers/cli.js';
-import { approvedMandate } from '../helpers/collections.js';
+import { approvedMandate, threeMonthlyDebits } from '../helpers/collections.js';
 import { consent } from '../helpers/consent.js';
-import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
+import { newCustomer, newWorkspace } from '../helpers/factories.js';
 
 const NOW = '2028-01-20T12:00:00.000Z';
 const DAY_MS = 86_400_000;
@@ -18,22 +18,8 @@ before(async () => {
 });
 after(() => t.close());
 
-/** A plan with a monthly auto_debit schedule whose first obligation falls due on 2028-01-25. */
-async function autoDebit(api: Client, fixedAmount: number, method = 'auto_debit') {
-  const customer = await newCustomer(api);
-  const plan = await newTrack(api, { customerId: customer.id, amount: 3 * fixedAmount });
-  const res = await api.post('/collection-schedules', {
-    target_type: 'payment_plan',
-    target_id: plan.id,
-    frequency: 'monthly',
-    fixed_amount: fixedAmount,
-    start_date: '2028-01-25T09:00:00Z',
-    end_date: '2028-03-25T09:00:00Z',
-    collection_method: method,
-  });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return { customer, plan, schedule: res.body.data };
-}
+const autoDebit = (api: Client, fixedAmount: number, method = 'auto_debit') =>
+  threeMonthlyDebits(api, fixedAmount, method);
 
 const activeMandate = (api: Client, scheduleId: string, provider = 'gatewayA') =>
   approvedMandate(t, api, scheduleId, provider);

@@ -8,8 +8,9 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { setProvider } from '../../src/modules/providers/providers.service.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, freshDatabase, type TestApp } from '../helpers/app.js';
+import { threeMonthlyDebits } from '../helpers/collections.js';
 import { answer, formTokenOf, openPage, pathOf } from '../helpers/consent.js';
-import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
+import { newCustomer, newWorkspace } from '../helpers/factories.js';
 
 const NOW = '2028-01-20T12:00:00.000Z';
 
@@ -19,22 +20,7 @@ before(async () => {
 });
 after(() => t.close());
 
-/** A plan of three monthly debits of `fixedAmount`, due 25 Jan, 25 Feb and 25 Mar 2028. */
-async function autoDebit(api: Client, fixedAmount = 3_000) {
-  const customer = await newCustomer(api);
-  const plan = await newTrack(api, { customerId: customer.id, amount: 3 * fixedAmount });
-  const res = await api.post('/collection-schedules', {
-    target_type: 'payment_plan',
-    target_id: plan.id,
-    frequency: 'monthly',
-    fixed_amount: fixedAmount,
-    start_date: '2028-01-25T09:00:00Z',
-    end_date: '2028-03-25T09:00:00Z',
-    collection_method: 'auto_debit',
-  });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return { customer, plan, schedule: res.body.data };
-}
+const autoDebit = (api: Client, fixedAmount = 3_000) => threeMonthlyDebits(api, fixedAmount);
 
 async function newMandate(api: Client, scheduleId: string, provider = 'gatewayA') {
   const res = await api.post('/payment-mandates', {

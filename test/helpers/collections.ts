@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Client } from './api.js';
 import type { TestApp } from './app.js';
 import { consent } from './consent.js';
+import { newCustomer, newTrack } from './factories.js';
 
 /** A collection schedule, created as a client would; the test stops at once if it is refused. */
 export async function newSchedule(api: Client, body: Record<string, unknown>) {
@@ -20,4 +21,23 @@ export async function approvedMandate(t: TestApp, api: Client, scheduleId: strin
   assert.equal(created.status, 201, JSON.stringify(created.body));
   assert.equal((await consent(t, created.body.data.consent_url, 'approve')).statusCode, 200);
   return created.body.data;
+}
+
+/**
+ * A plan of three monthly automatic debits of `fixedAmount`, due 25 Jan, 25 Feb and 25 Mar 2028 (`method`
+ * auto_debit unless given).
+ */
+export async function threeMonthlyDebits(api: Client, fixedAmount: number, method = 'auto_debit') {
+  const customer = await newCustomer(api);
+  const plan = await newTrack(api, { customerId: customer.id, amount: 3 * fixedAmount });
+  const schedule = await newSchedule(api, {
+    target_type: 'payment_plan',
+    target_id: plan.id,
+    frequency: 'monthly',
+    fixed_amount: fixedAmount,
+    start_date: '2028-01-25T09:00:00Z',
+    end_date: '2028-03-25T09:00:00Z',
+    collection_method: method,
+  });
+  return { customer, plan, schedule };
 }
