@@ -3,6 +3,13 @@ export interface WorkspacesTable {
   name: string;
   default_currency: string;
   timezone: string;
+  /** ISO 3166-1 alpha-2: local phone numbers are read in it. */
+  country: string | null;
+  support_email: string | null;
+  /** E.164. */
+  support_phone: string | null;
+  /** `#rrggbb`, shown on payer pages. */
+  brand_color: string | null;
   subscription_plan: string;
   created_at: string;
   updated_at: string;
