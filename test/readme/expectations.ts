@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+
+/** A keyed call to the server the README started, for what a block's output alone does not show. */
+export type Api = (path: string, init?: RequestInit) => Promise<{ status: number; body: Json }>;
+
+/** What the prose around each labelled `sh` block of the README promises, checked on the block's output. */
+export type Expectation = (stdout: string, api: Api) => void | Promise<void>;
+
+/** JSON answers, checked field by field. */
+type Json = any;
+
+/** The JSON documents a block printed, one per line (the README ends each curl with `echo`). */
+export function answers(stdout: string): Json[] {
+  return stdout
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+}
+
+function ok(answer: Json): Json {
+  assert.equal(answer?.success, true, `expected a success envelope, got ${JSON.stringify(answer)}`);
+  return answer.data;
+}
+
+const byTitle = async (api: Api, title: string) => {
+  const plans = (await api('/tracks?limit=100')).body.data.items as Json[];
+  const plan = plans.find((p) => p.title === title);
+  assert.ok(plan, `no plan titled ${title}`);
+  return plan;
+};
+
+export const expectations: Record<string, Expectation> = {
+  async start(stdout, api) {
+    assert.match(stdout, /created the workspace 'Mama Put Stores'/);
+    const account = ok((await api('/account')).body);
+    assert.equal(account.name, 'Mama Put Stores');
+    assert.equal(account.currency, 'NGN');
+    assert.equal(account.timeZone, 'Africa/Lagos');
+    assert.equal(account.country, 'NG');
+  },
+
+  async printed(stdout, api) {
+    const [payment, plan] = answers(stdout).map(ok);
+    assert.equal(payment.amount, 50000);
+    assert.equal(plan.balance, 100000, 'the plan shows "balance":100000');
+    assert.equal(plan.currency, 'NGN');
+    const customer = ok((await api(`/customers/${plan.customerId}`)).body);
+    assert.equal(customer.phone, '+2348031234567', 'the local number is kept in E.164');
+  },
+
+  test(stdout) {
+    assert.match(stdout, /^# fail 0$/m);
+    assert.match(stdout, /^# pass [1-9]\d*$/m);
+  },
+
+  schedules(stdout) {
+    const [before, payment, after] = answers(stdout).map(ok);
+    assert.deepEqual(
+      before.items.map((o: Json) => o.amount),
+      [30000, 30000, 30000],
+    );
+    assert.deepEqual(
+      payment.allocations.map((a: Json) => a.amount),
+      [30000, 15000],
+    );
+    const statuses = after.items.map((o: Json) => [o.status, o.amount_paid]);
+    assert.deepEqual(statuses.slice().sort(), [
+      ['paid', 30000],
+      ['partially_paid', 15000],
+      ['pending', 0],
+    ]);
+  },
+
+  mandate(stdout) {
+    const mandate = ok(answers(stdout)[0]);
+    assert.equal(mandate.status, 'pending');
+    assert.match(mandate.consent_url, /\/consent\/ct_/);
+  },
+
+  async 'auto-debit'(stdout, api) {
+    assert.match(stdout, /<h1>[^<]+<\/h1>/, 'the consent page answered the approval');
+    const [advanced, attempts, plan] = answers(stdout).map(ok);
+    assert.ok(advanced.now, 'the advance answers the new time');
+    assert.equal(attempts.items.length, 1);
+    const [attempt] = attempts.items;
+    assert.equal(attempt.status, 'succeeded', 'the attempt is succeeded right after the advance');
+    assert.equal(attempt.amount, 100000);
+    const payment = ok((await api(`/payments/${attempt.payment_id}`)).body);
+    assert.equal(payment.source, 'provider');
+    assert.equal(payment.method, 'direct_debit');
+    assert.equal(plan.balance, 200000);
+  },
+
+  unapplied(stdout) {
+    const [notification, before, applied, after] = answers(stdout);
+    assert.equal(notification.outcome ?? notification.data?.outcome, 'recorded');
+    const credit = (c: Json) => c.balances.find((b: Json) => b.currency === 'NGN')?.credit;
+    assert.equal(credit(ok(before)), 20000);
+    assert.equal(ok(applied).amount, 15000);
+    assert.equal(credit(ok(after)), 5000);
+  },
+
+  reminders(stdout) {
+    const [queued, sent, logs] = answers(stdout).map(ok);
+    assert.equal(queued.channel, 'sms');
+    assert.ok(sent.reminderIds.includes(queued.id) || sent.queued >= 0);
+    assert.ok(logs.items.some((l: Json) => l.reminderId === queued.id && l.status === 'simulated'));
+  },
+
+  async reports(stdout, api) {
+    const [summary, collections, overdue, , exported] = answers(stdout).map(ok);
+    assert.ok(summary.currencies.some((c: Json) => c.currency === 'NGN'));
+    assert.ok(collections.currencies.some((c: Json) => c.currency === 'NGN'));
+    assert.ok(overdue.currencies.some((c: Json) => c.currency === 'NGN'));
+    assert.ok(['queued', 'running', 'done'].includes(exported.status));
+    await api('/account');
+  },
+
+  cli(stdout) {
+    const lines = stdout.trim().split('\n');
+    const created = JSON.parse(lines.at(-1) ?? '{}');
+    assert.match(created.id, /^key_/);
+    assert.match(created.key, /^pt_live_[0-9A-Za-z]{32}$/);
+  },
+};
+
+export { byTitle };
