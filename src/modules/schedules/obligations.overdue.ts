@@ -40,10 +40,11 @@ export function statusAt(
 /**
  * A plan (a row of `tracks` in the enclosing query) with money overdue at `at`, `today` being that instant's
  * calendar date in the workspace zone: an obligation of it overdue, or it is active with a balance left and its
- * dueDate before today. The overdue report counts exactly these plans.
+ * dueDate before today. The overdue report counts exactly these plans. Never null (a plan without a dueDate is
+ * not overdue by it), so its negation lists the others.
  */
 export const planOverdueNow = (at: string, today: string) =>
-  sql<SqlBool>`((tracks.status = 'active' and tracks.balance > 0 and tracks.due_date < ${today}) or exists (select 1 from obligations where obligations.track_id = tracks.id and ${isOverdueNow(at)}))`;
+  sql<SqlBool>`((tracks.status = 'active' and tracks.balance > 0 and tracks.due_date is not null and tracks.due_date < ${today}) or exists (select 1 from obligations where obligations.track_id = tracks.id and ${isOverdueNow(at)}))`;
 
 /** Statuses an obligation list can be filtered by: the obligation statuses and written_off. */
 export type ObligationStatusFilter = ObligationStatus | 'written_off';
