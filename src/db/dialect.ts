@@ -119,3 +119,15 @@ export function containsText(dialect: DialectName, column: string, text: string)
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return sql<boolean>`${sql.ref(column)} ${sql.raw(dialect === 'postgres' ? 'ilike' : 'like')} ${pattern} escape '\\'`;
 }
+
+/**
+ * The condition of `inTenant` that filters rows but never picks the index, for a query narrowed by a more
+ * selective column (a plan, a schedule) with its own index. SQLite plans without statistics and would take an
+ * index led by the tenant (two equalities) over one on the narrower column (one equality), then read every row of
+ * the tenant; its unary `+` keeps a term out of index selection. PostgreSQL chooses from its statistics.
+ */
+export function inTenantFilterOnly(dialect: DialectName, tenant: { workspaceId: string; mode: string }) {
+  return dialect === 'postgres'
+    ? sql<boolean>`(workspace_id = ${tenant.workspaceId} and mode = ${tenant.mode})`
+    : sql<boolean>`(+workspace_id = ${tenant.workspaceId} and +mode = ${tenant.mode})`;
+}

@@ -65,3 +65,66 @@ export async function paginate<R extends { id: string }, T>(
   const afterId = query.cursor ? decodeCursor(query.cursor, kind) : undefined;
   return toPage(await fetch(limit, afterId), limit, map);
 }
+
+/** Where a page of a list ordered by a sort key, then id, ends: the last item's key and id. */
+export interface KeyedPosition {
+  key: string;
+  id: string;
+}
+
+/** Opaque cursor of a list ordered by a sort key, then id. */
+export function encodeKeyedCursor(position: KeyedPosition): string {
+  return Buffer.from(JSON.stringify({ v: 1, k: position.key, id: position.id }), 'utf8').toString(
+    'base64url',
+  );
+}
+
+/** The position a keyed cursor points after; refused unless it came from a list of `kind` with keys of `keyForm`. */
+export function decodeKeyedCursor(cursor: string, kind: IdKind, keyForm: RegExp): KeyedPosition {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof parsed === 'object' && parsed !== null) {
+      const { v, k, id } = parsed as { v?: unknown; k?: unknown; id?: unknown };
+      if (
+        v === 1 &&
+        typeof k === 'string' &&
+        keyForm.test(k) &&
+        typeof id === 'string' &&
+        ID_FORM.test(id) &&
+        hasPrefix(kind, id)
+      ) {
+        return { key: k, id };
+      }
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new AppError('validation_error', 'The request failed validation.', {
+    fields: { cursor: 'is not a cursor returned by this list' },
+  });
+}
+
+/**
+ * One page of a list of `kind` ordered by a sort key, then id: `fetch` gets the page size and the position to
+ * continue after, and returns up to `limit + 1` rows so the page knows whether more follow.
+ */
+export async function paginateByKey<R extends { id: string }, T>(
+  query: { limit?: number; cursor?: string },
+  kind: IdKind,
+  keyForm: RegExp,
+  keyOf: (row: R) => string,
+  fetch: (limit: number, after: KeyedPosition | undefined) => Promise<R[]>,
+  map: (rows: R[]) => T[] | Promise<T[]>,
+): Promise<Page<T>> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const after = query.cursor ? decodeKeyedCursor(query.cursor, kind, keyForm) : undefined;
+  const rows = await fetch(limit, after);
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows.at(-1);
+  return {
+    items: await map(pageRows),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeKeyedCursor({ key: keyOf(last), id: last.id }) : null,
+  };
+}

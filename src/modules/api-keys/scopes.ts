@@ -28,6 +28,7 @@ const SEGMENT_RESOURCE: Record<string, ScopeResource> = {
   webhooks: 'webhooks',
   events: 'events',
   'collection-schedules': 'schedules',
+  obligations: 'schedules',
   'payment-mandates': 'mandates',
   'collection-attempts': 'attempts',
   account: 'account',

@@ -4,12 +4,13 @@ import { inTenant } from '../../db/scoping.js';
 import { localDate } from '../../lib/calendar.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { isOverdueNow } from '../schedules/obligations.overdue.js';
 import type { CustomerBalance } from './customers.schemas.js';
 
 /**
  * What each customer owes and holds, per currency: outstanding (the balances of its plans not archived), overdue
- * (per plan, what its overdue obligations still ask, or its whole balance once its `dueDate` has passed, never
- * more than its balance), and credit (its unapplied payments: money a provider reported that no plan took yet).
+ * (per plan, what its obligations overdue now still ask, or its whole balance once its `dueDate` has passed, never
+ * more than its balance: the overdue report's figure), and credit (its unapplied payments: money a provider reported that no plan took yet).
  * One statement per figure for all the customers asked.
  */
 export async function balancesOf(
@@ -31,7 +32,8 @@ export async function balancesOf(
     .select('timezone')
     .where('id', '=', tenant.workspaceId)
     .executeTakeFirstOrThrow();
-  const today = localDate(tenant.clock.now(), workspace.timezone);
+  const now = tenant.clock.now().toISOString();
+  const today = localDate(now, workspace.timezone);
   const plans = await db
     .selectFrom('tracks')
     .select([
@@ -44,7 +46,7 @@ export async function balancesOf(
           .selectFrom('obligations')
           .select(sql<string | number | null>`sum(amount - amount_paid)`.as('owed'))
           .whereRef('obligations.track_id', '=', 'tracks.id')
-          .where('obligations.status', '=', 'overdue')
+          .where(isOverdueNow(now))
           .as('overdue_owed'),
     ])
     .where(inTenant(tenant))

@@ -61,7 +61,7 @@ export const CustomerBalance = Type.Object(
     }),
     overdue: Type.Integer({
       description:
-        'The part of outstanding that is overdue: per plan, what its overdue obligations still ask, or its whole balance once its dueDate has passed.',
+        'The part of outstanding that is overdue now, as GET /reports/overdue counts it: per plan, what its obligations past their due date still ask (overdue from the end of the due date, before the worker records it), or its whole balance once its dueDate has passed.',
     }),
     credit: Type.Integer({
       description:

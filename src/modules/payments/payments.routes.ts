@@ -42,6 +42,8 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         operationId: 'listPayments',
         tags,
         summary: 'List payments',
+        description:
+          'Newest first. Filters combine: trackId, customerId, method, status (recorded, reversed, or split: an unapplied payment replaced by its parts), unapplied, and from/to on paidAt. An unknown status is a validation_error naming status.',
         querystring: PaymentListQuery,
         response: responses(200, ListOf(Payment)),
       },

@@ -208,7 +208,11 @@ export const PaymentListQuery = Type.Object(
     trackId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     method: Type.Optional(PaymentMethod),
-    status: Type.Optional(Type.Enum(['recorded', 'reversed', 'split'])),
+    status: Type.Optional(
+      Type.Enum(['recorded', 'reversed', 'split'], {
+        description: 'recorded, reversed, or split (an unapplied payment replaced by its two parts).',
+      }),
+    ),
     unapplied: Type.Optional(
       Type.Boolean({ description: 'true: only unapplied payments (credit); false: only the others.' }),
     ),

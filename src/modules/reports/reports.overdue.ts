@@ -10,6 +10,7 @@ import { owedByDueDate } from './rollups.reads.js';
 /** A plan (or a schedule without one) with money overdue at the report's time. */
 export interface OverdueFigures {
   trackId: string | null;
+  /** The schedule of its oldest overdue obligation (the earliest due date, then the lowest schedule id); null when only the plan's dueDate has passed. */
   scheduleId: string | null;
   currency: string;
   overdueAmount: number;
@@ -17,10 +18,12 @@ export interface OverdueFigures {
   daysOverdue: number;
 }
 
-/** An overdue account as reports show it: its figures, its customer and its plan's title. */
+/** An overdue account as reports show it: its figures, its customer (with how to reach them) and its plan's title. */
 export interface OverdueAccount extends OverdueFigures {
   customerId: string | null;
   customerName: string | null;
+  phone: string | null;
+  email: string | null;
   planTitle: string | null;
 }
 
@@ -35,6 +38,7 @@ export interface OverdueBook {
 interface Part {
   key: string;
   trackId: string | null;
+  /** The schedule of the obligations it comes from; null for the part of a plan past its own dueDate. */
   scheduleId: string | null;
   currency: string;
   amount: number;
@@ -75,7 +79,7 @@ async function currentParts(
       accounts.push({
         key: accountKey(row.track_id, row.schedule_id),
         trackId: row.track_id,
-        scheduleId: row.track_id ? null : row.schedule_id,
+        scheduleId: row.schedule_id,
         currency: row.currency,
         amount,
         dueDate: row.oldest,
@@ -110,7 +114,7 @@ async function earlierParts(db: DbOrTrx, tenant: TenantRef, at: string) {
     parts.push({
       key: accountKey(o.track_id, o.schedule_id),
       trackId: o.track_id,
-      scheduleId: o.track_id ? null : o.schedule_id,
+      scheduleId: o.schedule_id,
       currency: o.currency,
       amount: owed,
       dueDate: o.due_date,
@@ -189,11 +193,13 @@ function summarise(parts: readonly Part[], aged: readonly Aged[], today: string)
     currencies.set(part.currency, book);
   }
   const accounts = new Map<string, OverdueFigures>();
+  /** Per account, the due date of the oldest overdue obligation whose schedule it names. */
+  const scheduleDue = new Map<string, string>();
   for (const part of parts) {
     const days = Math.max(1, daysOverdue(part.dueDate, today));
     const account = accounts.get(part.key) ?? {
       trackId: part.trackId,
-      scheduleId: part.scheduleId,
+      scheduleId: null,
       currency: part.currency,
       overdueAmount: 0,
       oldestDueDate: part.dueDate,
@@ -203,6 +209,17 @@ function summarise(parts: readonly Part[], aged: readonly Aged[], today: string)
     if (part.dueDate < account.oldestDueDate) {
       account.oldestDueDate = part.dueDate;
       account.daysOverdue = days;
+    }
+    if (part.scheduleId !== null) {
+      const due = scheduleDue.get(part.key);
+      const older =
+        due === undefined ||
+        part.dueDate < due ||
+        (part.dueDate === due && account.scheduleId !== null && part.scheduleId < account.scheduleId);
+      if (older) {
+        account.scheduleId = part.scheduleId;
+        scheduleDue.set(part.key, part.dueDate);
+      }
     }
     accounts.set(part.key, account);
   }
@@ -217,7 +234,7 @@ function summarise(parts: readonly Part[], aged: readonly Aged[], today: string)
   return { accounts: sorted, currencies };
 }
 
-/** Accounts with their customer and plan title, for the accounts shown (a page, or an export's batch). */
+/** Accounts with their customer (name, phone, e-mail) and plan title, for the accounts shown (a page, or an export's batch). */
 export async function describeAccounts(
   db: DbOrTrx,
   tenant: TenantRef,
@@ -228,14 +245,17 @@ export async function describeAccounts(
     (trackIds.length ? await repo.plansByIds(db, tenant, trackIds) : []).map((p) => [p.id, p]),
   );
   const customerIds = [...new Set([...plans.values()].map((p) => p.customer_id))];
-  const names = new Map(
-    (customerIds.length ? await repo.customersByIds(db, tenant, customerIds) : []).map((c) => [c.id, c.name]),
+  const customers = new Map(
+    (customerIds.length ? await repo.customersByIds(db, tenant, customerIds) : []).map((c) => [c.id, c]),
   );
   return accounts.map((account) => {
     const plan = account.trackId ? plans.get(account.trackId) : undefined;
+    const customer = plan ? customers.get(plan.customer_id) : undefined;
     return {
       customerId: plan?.customer_id ?? null,
-      customerName: plan ? (names.get(plan.customer_id) ?? null) : null,
+      customerName: customer?.name ?? null,
+      phone: customer?.phone ?? null,
+      email: customer?.email ?? null,
       trackId: account.trackId,
       planTitle: plan?.title ?? null,
       scheduleId: account.scheduleId,

@@ -2,6 +2,7 @@ import { type SqlBool, sql } from 'kysely';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
+import { overdueNowParts } from '../schedules/obligations.overdue.js';
 import { OPEN_OBLIGATION } from '../schedules/schedules.table.js';
 
 /** An instant range, either end open; `to` is excluded. */
@@ -95,13 +96,10 @@ export async function overdueCandidates(db: DbOrTrx, tenant: TenantRef, at: stri
 }
 
 /**
- * Now, obligations past their overdue time and still open: those the overdue sweep marked (read by status, from
- * an index that carries the figures), then those whose time came since it last ran.
+ * Now, obligations overdue (`overdueNowParts`): those the overdue sweep marked (read by status, from an index
+ * that carries the figures), then those whose time came since it last ran.
  */
-const OVERDUE_NOW = (at: string) => [
-  statusIs('overdue'),
-  sql<SqlBool>`status in ('pending', 'partially_paid') and overdue_at <= ${at}`,
-];
+const OVERDUE_NOW = overdueNowParts;
 
 /** Now: what overdue obligations owe, per account (plan, or schedule without one) and currency. */
 export async function overdueByAccount(db: DbOrTrx, tenant: TenantRef, at: string) {
@@ -215,7 +213,7 @@ export function customersByIds(db: DbOrTrx, tenant: TenantRef, ids: readonly str
   return inSlices(ids, (slice) =>
     db
       .selectFrom('customers')
-      .select(['id', 'name'])
+      .select(['id', 'name', 'phone', 'email'])
       .where(inTenant(tenant))
       .where('id', 'in', slice)
       .execute(),

@@ -117,9 +117,18 @@ export type OverdueQuery = Static<typeof OverdueQuery>;
 export const OverdueAccount = Type.Object({
   customerId: Nullable(Type.String()),
   customerName: Nullable(Type.String()),
+  phone: Nullable(
+    Type.String({ description: "The customer's phone (E.164); null for a schedule without a plan." }),
+  ),
+  email: Nullable(Type.String({ description: "The customer's e-mail; null when it has none." })),
   trackId: Nullable(Type.String()),
   planTitle: Nullable(Type.String()),
-  scheduleId: Nullable(Type.String({ description: 'For a schedule without a plan.' })),
+  scheduleId: Nullable(
+    Type.String({
+      description:
+        'The schedule whose obligation is overdue: for a plan with several, the schedule of its oldest overdue obligation (earliest due date, then the lowest schedule id). null when the plan owes only because its own dueDate has passed. For a schedule without a plan, that schedule (trackId null).',
+    }),
+  ),
   currency: Type.String(),
   overdueAmount: Money,
   oldestDueDate: Type.String({ description: 'YYYY-MM-DD' }),

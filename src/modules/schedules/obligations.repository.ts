@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
-import { type DialectName, forUpdateSkipLocked } from '../../db/dialect.js';
+import { type DialectName, forUpdateSkipLocked, inTenantFilterOnly } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
+import type { KeyedPosition } from '../../lib/cursor.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
+import { hasStatusAt, type ObligationStatusFilter } from './obligations.overdue.js';
 import type { ObligationListQuery } from './schedules.schemas.js';
 import { type ObligationStatus, type ObligationsTable, OPEN_OBLIGATION } from './schedules.table.js';
 
@@ -46,11 +48,13 @@ export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
     .executeTakeFirst();
 }
 
+/** A schedule's obligations, newest first; `status` as it is at `at` (`statusAt`). */
 export function list(
   db: DbOrTrx,
   tenant: TenantRef,
   scheduleId: string,
   query: ObligationListQuery & { limit: number },
+  at: string,
   afterId: string | undefined,
 ) {
   let q = db
@@ -58,8 +62,77 @@ export function list(
     .selectAll()
     .where('schedule_id', '=', scheduleId)
     .where(inTenant(tenant));
-  if (query.status) q = q.where('status', '=', query.status);
+  if (query.status) q = q.where(hasStatusAt(query.status, at));
   return q.$call(newestFirst(afterId, query.limit)).execute();
+}
+
+/** What `GET /obligations` filters by; `status` as it is at the time of the request (`statusAt`). */
+export interface ObligationFilters {
+  status?: ObligationStatusFilter | undefined;
+  due_from?: string | undefined;
+  due_to?: string | undefined;
+  customer_id?: string | undefined;
+  track_id?: string | undefined;
+  schedule_id?: string | undefined;
+}
+
+/**
+ * A tenant's obligations across its schedules, what falls due first first (due date, then id), after `after`;
+ * `limit + 1` rows. Indexes by (tenant, due date, id), by (tenant, status, due date, id), by (plan, due date, id)
+ * and by (schedule, due date) serve the order with each filter; a plan, schedule or customer filter reads its
+ * own index, the tenant condition filtering it.
+ */
+export function listByDueDate(
+  db: DbOrTrx,
+  dialect: DialectName,
+  tenant: TenantRef,
+  filters: ObligationFilters,
+  at: string,
+  after: KeyedPosition | undefined,
+  limit: number,
+) {
+  const narrowed = Boolean(filters.schedule_id || filters.track_id || filters.customer_id);
+  let q = db
+    .selectFrom('obligations')
+    .selectAll()
+    .where(narrowed ? inTenantFilterOnly(dialect, tenant) : inTenant(tenant));
+  if (filters.status) q = q.where(hasStatusAt(filters.status, at));
+  if (filters.due_from) q = q.where('due_date', '>=', filters.due_from);
+  if (filters.due_to) q = q.where('due_date', '<=', filters.due_to);
+  if (filters.schedule_id) q = q.where('schedule_id', '=', filters.schedule_id);
+  if (filters.track_id) q = q.where('track_id', '=', filters.track_id);
+  const customerId = filters.customer_id;
+  if (customerId) {
+    q = q.where('track_id', 'in', (eb) =>
+      eb
+        .selectFrom('tracks')
+        .select('id')
+        .where(inTenantFilterOnly(dialect, tenant))
+        .where('customer_id', '=', customerId),
+    );
+  }
+  if (after) q = q.where(sql<boolean>`(due_date, id) > (${after.key}, ${after.id})`);
+  return q
+    .orderBy('due_date')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
+}
+
+/** The customer of each plan named, by plan id. */
+export async function customersOfTracks(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  trackIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (trackIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('tracks')
+    .select(['id', 'customer_id'])
+    .where(inTenant(tenant))
+    .where('id', 'in', trackIds)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.customer_id]));
 }
 
 /** Open obligations of a schedule, oldest due date first. */

@@ -1,5 +1,6 @@
 import { parseMetadata } from '../../lib/json.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
+import { statusAt } from './obligations.overdue.js';
 import type { ScheduleRow } from './schedules.repository.js';
 import type { Obligation, Schedule } from './schedules.schemas.js';
 import type { ObligationAllocation, ObligationsTable } from './schedules.table.js';
@@ -45,10 +46,15 @@ export function obligationToEvent(row: ObligationsTable): Omit<Obligation, 'allo
   };
 }
 
-export function obligationToApi(row: ObligationsTable): Obligation {
+/**
+ * An obligation as the API shows it at `at`: its status is the one it has then (`statusAt`: overdue once its
+ * overdue time has come, even before the overdue sweep has recorded it), so lists filter by what they show.
+ */
+export function obligationToApi(row: ObligationsTable, at: string): Obligation {
   const { created_at, updated_at, ...rest } = obligationToEvent(row);
   return {
     ...rest,
+    status: statusAt(row, at),
     allocations: JSON.parse(row.allocations) as ObligationAllocation[],
     created_at,
     updated_at,

@@ -3,9 +3,12 @@ import type { AppContext } from '../../context.js';
 import { requireAuth } from '../../http/auth.js';
 import { IdParams, ListOf, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
+import * as obligationsService from './obligations.service.js';
 import {
   Obligation,
+  ObligationListItem,
   ObligationListQuery,
+  ObligationsQuery,
   Schedule,
   ScheduleActionRequest,
   ScheduleActionResult,
@@ -91,7 +94,8 @@ export const schedulesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         operationId: 'listObligations',
         tags,
         summary: 'Obligations of a schedule',
-        description: 'Newest first (the last due date first), each with the payments allocated to it.',
+        description:
+          'Newest first (the last due date first), each with the payments allocated to it. Statuses are those of now on the workspace clock: an obligation whose due date has ended unpaid is overdue at once, and the status filter matches what the items show. GET /obligations lists them across schedules.',
         params: IdParams,
         querystring: ObligationListQuery,
         response: responses(200, ListOf(Obligation)),
@@ -99,5 +103,22 @@ export const schedulesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     },
     async (request) =>
       ok(request, await service.listObligations(ctx, requireAuth(request), request.params.id, request.query)),
+  );
+
+  app.get(
+    '/obligations',
+    {
+      schema: {
+        operationId: 'listAllObligations',
+        tags,
+        summary: 'Obligations across schedules: who owes what, and when',
+        description:
+          "Every obligation of the workspace (and the key's mode) across its schedules, ordered by due date then id, ascending: what falls due first comes first. Scope schedules:read. Filters combine: status (the status now on the workspace clock, as the items show it; overdue includes an obligation whose due date has ended unpaid even before the worker records it, and pending or partially_paid then leave it out; written_off is accepted and finds none yet), due_from and due_to (calendar dates, inclusive; due_from after due_to is a validation_error naming due_from), customer_id (obligations of that customer's plans), track_id, schedule_id. Ids of another workspace or mode find nothing. Each item is the obligation as GET /collection-schedules/{id}/obligations shows it, plus customer_id (the plan's customer, null for a schedule without a plan) and amount_due (amount - amount_paid while open, else 0). Paginated with limit (1-100, default 20) and cursor like every list.",
+        querystring: ObligationsQuery,
+        response: responses(200, ListOf(ObligationListItem)),
+      },
+    },
+    async (request) =>
+      ok(request, await obligationsService.listAllObligations(ctx, requireAuth(request), request.query)),
   );
 };

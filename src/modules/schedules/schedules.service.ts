@@ -329,16 +329,17 @@ export async function listSchedules(
 
 export async function listObligations(
   ctx: AppContext,
-  tenant: TenantRef,
+  tenant: Tenant,
   scheduleId: string,
   query: ObligationListQuery,
 ): Promise<Page<Obligation>> {
   if (!(await repo.findRow(ctx.db, tenant, scheduleId))) throw notFound('schedule', scheduleId);
+  const at = tenant.clock.now().toISOString();
   return paginate(
     query,
     'obligation',
-    (limit, afterId) => obligations.list(ctx.db, tenant, scheduleId, { ...query, limit }, afterId),
-    obligationToApi,
+    (limit, afterId) => obligations.list(ctx.db, tenant, scheduleId, { ...query, limit }, at, afterId),
+    (row) => obligationToApi(row, at),
   );
 }
 

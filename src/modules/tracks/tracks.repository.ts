@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import { batchedById } from '../../db/batched-reads.js';
 import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
+import { planOverdueNow } from '../schedules/obligations.overdue.js';
 import type { TrackListQuery } from './tracks.schemas.js';
 import type { TrackStatus, TracksTable } from './tracks.table.js';
 
@@ -61,14 +62,20 @@ export function updateIn(
     .executeTakeFirst();
 }
 
+/** Plans newest first; `overdue` as of `now` (an instant, and its calendar date in the workspace zone). */
 export function list(
   db: DbOrTrx,
   tenant: TenantRef,
   query: TrackListQuery & { limit: number },
+  now: { at: string; today: string },
   afterId: string | undefined,
 ) {
   let q = db.selectFrom('tracks').selectAll().where(inTenant(tenant));
   if (query.customerId) q = q.where('customer_id', '=', query.customerId);
   if (query.status) q = q.where('status', '=', query.status);
+  if (query.overdue !== undefined) {
+    const overdue = planOverdueNow(now.at, now.today);
+    q = q.where(query.overdue ? overdue : sql<SqlBool>`not ${overdue}`);
+  }
   return q.$call(newestFirst(afterId, query.limit)).execute();
 }

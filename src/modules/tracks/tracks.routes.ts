@@ -39,6 +39,8 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         operationId: 'listTracks',
         tags,
         summary: 'List payment plans',
+        description:
+          'Newest first. Filters combine: customerId, status, and overdue (true: plans with money overdue now, by the definition of GET /reports/overdue: an obligation past its due date and not fully paid, or an active plan whose dueDate has passed with a balance left; false: the others).',
         querystring: TrackListQuery,
         response: responses(200, ListOf(Track)),
       },

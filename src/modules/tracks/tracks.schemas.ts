@@ -99,6 +99,12 @@ export const TrackListQuery = Type.Object(
     ...PaginationQuery,
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     status: Type.Optional(TrackStatus),
+    overdue: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: only plans with money overdue now, as GET /reports/overdue counts them (an obligation of the plan whose due date has ended unpaid, or the plan active with a balance left and its dueDate before today in the workspace zone); false: only the others.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

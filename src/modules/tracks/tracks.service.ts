@@ -3,6 +3,7 @@ import type { DbOrTrx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { changedFrom, recordEvent } from '../../events/outbox.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import { localDate } from '../../lib/calendar.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { stringifyMetadata } from '../../lib/json.js';
@@ -78,13 +79,15 @@ export async function getTrack(ctx: AppContext, tenant: TenantRef, id: string): 
 
 export async function listTracks(
   ctx: AppContext,
-  tenant: TenantRef,
+  auth: AuthContext,
   query: TrackListQuery,
 ): Promise<Page<Track>> {
+  const at = auth.clock.now().toISOString();
+  const now = { at, today: localDate(at, auth.workspace.timezone) };
   return paginate(
     query,
     'track',
-    (limit, afterId) => repo.list(ctx.db, tenant, { ...query, limit }, afterId),
+    (limit, afterId) => repo.list(ctx.db, auth, { ...query, limit }, now, afterId),
     toApi,
   );
 }
