@@ -41,7 +41,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
           'A new `timeZone` applies to what is made afterwards: schedules created from then on, reports, ' +
           'reminder quiet hours and what "today" is. Existing due dates stay, and schedules made before keep ' +
           'the zone they were made with (their `timezone`), so their later instalments do not move. ' +
-          'Null clears `supportEmail`, `supportPhone` or `brandColor`. Answers the account as `GET /account` does.',
+          'Null clears `supportEmail`, `supportPhone` or `brandColor`. Requests through the same server use the ' +
+          'new settings at once, through other servers sharing the database within half a second. Answers the ' +
+          'account as `GET /account` does.',
         body: AccountUpdate,
         response: responses(200, AccountContext),
       },
