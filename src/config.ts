@@ -1,7 +1,18 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { isTimeZone } from './lib/calendar.js';
+import { isCurrency } from './lib/money.js';
+import { isCountry } from './lib/phone.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** The workspace the first start makes on an empty database; what is not set keeps the defaults. */
+export interface FirstWorkspace {
+  name?: string;
+  currency?: string;
+  timezone?: string;
+  country?: string;
+}
 
 export interface Config {
   port: number;
@@ -51,6 +62,8 @@ export interface Config {
    * False: none; the connection's address is the client's.
    */
   trustProxy: false | number | string[];
+  /** From PAYTRACK_NAME, PAYTRACK_CURRENCY, PAYTRACK_TIMEZONE and PAYTRACK_COUNTRY; read on the first start only. */
+  firstWorkspace: Readonly<FirstWorkspace>;
 }
 
 export class ConfigError extends Error {
@@ -116,6 +129,36 @@ function isHttpUrl(raw: string): boolean {
   }
 }
 
+function parseFirstWorkspace(env: NodeJS.ProcessEnv, problems: string[]): FirstWorkspace {
+  const first: FirstWorkspace = {};
+  const { PAYTRACK_NAME: name, PAYTRACK_CURRENCY: currency, PAYTRACK_TIMEZONE: timezone } = env;
+  const country = env.PAYTRACK_COUNTRY;
+  if (name !== undefined && name !== '') {
+    if (name.trim() === '' || name.length > 200) {
+      problems.push('PAYTRACK_NAME must be 1 to 200 characters, not only spaces');
+    } else first.name = name.trim();
+  }
+  if (currency !== undefined && currency !== '') {
+    if (isCurrency(currency)) first.currency = currency;
+    else
+      problems.push(
+        `PAYTRACK_CURRENCY must be an ISO 4217 currency code such as NGN or USD, got '${currency}'`,
+      );
+  }
+  if (timezone !== undefined && timezone !== '') {
+    if (isTimeZone(timezone)) first.timezone = timezone;
+    else problems.push(`PAYTRACK_TIMEZONE must be an IANA time zone such as Africa/Lagos, got '${timezone}'`);
+  }
+  if (country !== undefined && country !== '') {
+    if (isCountry(country)) first.country = country;
+    else
+      problems.push(
+        `PAYTRACK_COUNTRY must be an ISO 3166-1 alpha-2 country code in capitals such as NG, got '${country}'`,
+      );
+  }
+  return Object.freeze(first);
+}
+
 /** Reads the environment once; every bad variable is reported together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const problems: string[] = [];
@@ -177,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       parsePositiveInt('TEST_CLOCK_ADVANCE_BUDGET', env.TEST_CLOCK_ADVANCE_BUDGET, problems) ??
       DEFAULT_TEST_CLOCK_ADVANCE_BUDGET,
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
+    firstWorkspace: parseFirstWorkspace(env, problems),
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');

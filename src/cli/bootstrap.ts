@@ -1,3 +1,4 @@
+import type { FirstWorkspace } from '../config.js';
 import type { AppContext } from '../context.js';
 import { type CreatedKey, createKey } from '../modules/api-keys/api-keys.service.js';
 import { createWorkspace, hasAnyWorkspace } from '../modules/workspaces/workspaces.service.js';
@@ -11,12 +12,18 @@ export interface Bootstrapped {
 const SERIALIZATION_FAILURE = '40001';
 const ATTEMPTS = 3;
 
+export const DEFAULT_WORKSPACE_NAME = 'Default workspace';
+
 /**
  * On an empty database: a default workspace and one all-scopes test key, so a first `serve` is usable
- * at once. Returns null when any workspace exists. Serializable, so nodes starting together on an empty
+ * at once. The workspace takes the settings given (`serve` flags over the PAYTRACK_* variables), else
+ * "Default workspace" in USD and UTC. Returns null when any workspace exists. Serializable, so nodes starting together on an empty
  * PostgreSQL create one workspace between them (the losers retry and find it).
  */
-export async function bootstrapIfEmpty(ctx: AppContext): Promise<Bootstrapped | null> {
+export async function bootstrapIfEmpty(
+  ctx: AppContext,
+  first: Readonly<FirstWorkspace> = ctx.config.firstWorkspace,
+): Promise<Bootstrapped | null> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db
@@ -25,8 +32,8 @@ export async function bootstrapIfEmpty(ctx: AppContext): Promise<Bootstrapped | 
         .execute(async (trx) => {
           if (await hasAnyWorkspace(trx)) return null;
           const workspace = await createWorkspace(trx, ctx.clock, {
-            name: 'Default workspace',
-            currency: 'USD',
+            ...first,
+            name: first.name ?? DEFAULT_WORKSPACE_NAME,
           });
           const key = await createKey(trx, ctx.clock, {
             workspaceId: workspace.id,

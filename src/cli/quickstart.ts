@@ -14,12 +14,16 @@ export function curlExample(key: string, publicUrl: string): string {
   ].join('\n');
 }
 
+function settingsOf(workspace: Bootstrapped['workspace']): string {
+  return [workspace.default_currency, workspace.timezone, workspace.country].filter(Boolean).join(', ');
+}
+
 /** What `serve` prints once, on the first start with an empty database. */
 export function bootstrapMessage(created: Bootstrapped, publicUrl: string): string {
   const { workspace, key } = created;
   return [
     '',
-    `The database was empty, so paytrack created the workspace '${workspace.name}' (${workspace.id}, ${workspace.default_currency})`,
+    `The database was empty, so paytrack created the workspace '${workspace.name}' (${workspace.id}, ${settingsOf(workspace)})`,
     'and this test API key with all scopes. It is shown only this once; only its hash is stored:',
     '',
     `    ${key.key}`,
@@ -29,6 +33,7 @@ export function bootstrapMessage(created: Bootstrapped, publicUrl: string): stri
     curlExample(key.key, publicUrl),
     '',
     `More keys: paytrack key create --workspace ${workspace.id} --mode test|live`,
+    `Change its settings: paytrack workspace update ${workspace.id} --name N --currency C --timezone Z --country CC`,
     `API reference: ${publicUrl}/docs`,
     '',
   ].join('\n');

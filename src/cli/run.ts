@@ -11,6 +11,7 @@ import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
 import { workspaceCreateCommand } from './workspace-create.js';
 import { workspaceListCommand } from './workspace-list.js';
+import { workspaceUpdateCommand } from './workspace-update.js';
 
 export type { CliIo } from './io.js';
 
@@ -20,6 +21,7 @@ const COMMANDS: readonly Command[] = [
   migrateCommand,
   workspaceCreateCommand,
   workspaceListCommand,
+  workspaceUpdateCommand,
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
@@ -47,7 +49,9 @@ Configuration comes from the environment, as for the server: PORT, HOST, DATA_DI
 DATABASE_URL (a postgres:// URL switches from the embedded SQLite to PostgreSQL),
 PUBLIC_URL, RATE_LIMIT_PER_MINUTE, REDIS_URL, WEBHOOK_ALLOW_PRIVATE, SMTP_URL,
 MAIL_FROM, MESSAGE_PROVIDER_URL, MESSAGE_PROVIDER_API_KEY, MESSAGE_PROVIDER_NAME,
-SMS_FROM, WHATSAPP_FROM, LOG_LEVEL, EMBEDDED_WORKER.
+SMS_FROM, WHATSAPP_FROM, LOG_LEVEL, EMBEDDED_WORKER; and, read by serve on the first
+start only, for the workspace it creates: PAYTRACK_NAME, PAYTRACK_CURRENCY,
+PAYTRACK_TIMEZONE, PAYTRACK_COUNTRY (or serve's --name, --currency, --timezone, --country).
 Exit status: 0 done, 1 failed, 2 bad usage or configuration.`;
 
 function groupHelp(group: string, commands: readonly Command[]): string {

@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
-import { loadConfig } from '../config.js';
-import { bootstrapIfEmpty } from './bootstrap.js';
+import { type Config, type FirstWorkspace, loadConfig } from '../config.js';
+import { workspaceProblems } from '../modules/workspaces/workspaces.service.js';
+import { bootstrapIfEmpty, DEFAULT_WORKSPACE_NAME } from './bootstrap.js';
 import type { Command } from './command.js';
 import { describeDatabase, openMigrated } from './database.js';
 import { type EmbeddedWorker, startEmbeddedWorker } from './embedded-worker.js';
-import { CommandError, println } from './io.js';
+import { CommandError, println, UsageError } from './io.js';
 import { bootstrapMessage } from './quickstart.js';
 import { untilShutdown } from './signals.js';
 
@@ -26,22 +27,54 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
   }
 }
 
+const FIRST_WORKSPACE_OPTIONS = ['name', 'currency', 'timezone', 'country'] as const;
+
+/** The first workspace's settings: the flags given, over the PAYTRACK_* variables config read. */
+function firstWorkspace(config: Readonly<Config>, flags: FirstWorkspace): FirstWorkspace {
+  const problems = Object.entries(workspaceProblems({ name: DEFAULT_WORKSPACE_NAME, ...flags }));
+  if (problems.length > 0) {
+    throw new UsageError(problems.map(([option, problem]) => `--${option} ${problem}`).join('\n'));
+  }
+  return { ...config.firstWorkspace, ...flags, ...(flags.name ? { name: flags.name.trim() } : {}) };
+}
+
 export const serveCommand: Command = {
   name: 'serve',
-  synopsis: 'serve',
+  synopsis: 'serve [--name N] [--currency C] [--timezone Z] [--country CC]',
   summary: 'Serve the HTTP API; runs background jobs too unless EMBEDDED_WORKER=false',
-  help: `Usage: paytrack serve
+  help: `Usage: paytrack serve [--name N] [--currency C] [--timezone Z] [--country CC]
 
 Migrates the database, then serves the API on HOST:PORT until SIGINT or SIGTERM.
 On the first start with an empty database, once it listens, it creates a default
-workspace and prints one test API key with all scopes.
+workspace and prints one test API key with all scopes. That workspace takes these
+settings (each flag over its variable; without either, "Default workspace" in USD
+and UTC, with no country):
+
+  --name N        PAYTRACK_NAME       the business name payers see
+  --currency C    PAYTRACK_CURRENCY   default currency of plans, ISO 4217 (such as NGN)
+  --timezone Z    PAYTRACK_TIMEZONE   IANA time zone of calendar dates (such as Africa/Lagos)
+  --country CC    PAYTRACK_COUNTRY    ISO 3166-1 alpha-2 country local phone numbers are read in (such as NG)
+
+Later starts leave the workspace as it is: change it with 'paytrack workspace update'
+or PATCH /api/v1/account. With npm: npm start -- --currency NGN --timezone Africa/Lagos.
 Background jobs (webhooks, reminders, exports, obligations, attempts) run in this
 process, on a worker thread, unless EMBEDDED_WORKER=false; then run 'paytrack worker'
 beside it.`,
 
   async run(args, io) {
-    parseArgs({ args, options: {}, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args,
+      options: Object.fromEntries(FIRST_WORKSPACE_OPTIONS.map((option) => [option, { type: 'string' }])),
+      strict: true,
+      allowPositionals: false,
+    });
+    const flags: FirstWorkspace = {};
+    for (const option of FIRST_WORKSPACE_OPTIONS) {
+      const value = values[option];
+      if (typeof value === 'string') flags[option] = value;
+    }
     const config = loadConfig(io.env);
+    const first = firstWorkspace(config, flags);
     const shutdown = untilShutdown(io.signal);
     const { handle, applied } = await openMigrated(config, { create: true });
     let app: FastifyInstance | undefined;
@@ -51,7 +84,7 @@ beside it.`,
       app = await buildApp({ config, db: handle.db, dialect: handle.dialect });
       await listen(app, config.host, config.port);
       // Only once it listens: a start that fails leaves the database empty, and the next start prints the key.
-      const created = await bootstrapIfEmpty(app.ctx);
+      const created = await bootstrapIfEmpty(app.ctx, first);
       const jobs = config.embeddedWorker
         ? 'background jobs on a worker thread'
         : 'background jobs left to paytrack worker';
@@ -60,6 +93,13 @@ beside it.`,
         `paytrack listening on http://${config.host}:${config.port} (${describeDatabase(config)}; ${jobs})`,
       );
       if (created) println(io.stdout, bootstrapMessage(created, config.publicUrl));
+      else if (Object.keys(flags).length > 0) {
+        println(
+          io.stdout,
+          "The database already has a workspace, so the first-start settings were not used; change a workspace's " +
+            "settings with 'paytrack workspace update' or PATCH /api/v1/account.",
+        );
+      }
       if (config.embeddedWorker) worker = startEmbeddedWorker(io.env, app.ctx.metrics, app.log);
       await shutdown;
       println(io.stdout, 'paytrack shutting down');

@@ -32,7 +32,21 @@ describe('GET /account', () => {
     const res = await key.api.get('/account');
     assert.equal(res.status, 200);
     const data = res.body.data;
-    assert.deepEqual(Object.keys(data).sort(), ['apiKey', 'livemode', 'mode', 'workspace']);
+    assert.deepEqual(Object.keys(data).sort(), [
+      'apiKey',
+      'brandColor',
+      'country',
+      'createdAt',
+      'currency',
+      'id',
+      'livemode',
+      'mode',
+      'name',
+      'supportEmail',
+      'supportPhone',
+      'timeZone',
+      'workspace',
+    ]);
     assert.deepEqual(Object.keys(data.workspace).sort(), [
       'createdAt',
       'defaultCurrency',

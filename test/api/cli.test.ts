@@ -3,41 +3,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { bootstrapIfEmpty } from '../../src/cli/bootstrap.js';
-import { runCli } from '../../src/cli/run.js';
 import { KEY_FRESH_MS } from '../../src/modules/api-keys/key-cache.js';
 import { client } from '../helpers/api.js';
 import { buildTestApp, freshDatabase, type TestApp } from '../helpers/app.js';
-import { Collector, cli, cliEnv, cliJson } from '../helpers/cli.js';
+import { cli, cliEnv, cliJson, freePort, startCommand } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A long-running command (`serve`, `worker`) in this process; resolves once it printed `ready`. */
-async function startCommand(argv: string[], env: NodeJS.ProcessEnv, ready: string) {
-  const stdout = new Collector();
-  const stderr = new Collector();
-  const controller = new AbortController();
-  const exited = runCli(argv, { env, stdout, stderr, signal: controller.signal });
-  const early = exited.then((code) => {
-    throw new Error(`paytrack ${argv.join(' ')} exited early with ${code}: ${stderr.text}`);
-  });
-  early.catch(() => {});
-  await Promise.race([stdout.waitFor(ready), early]);
-  return {
-    stdout,
-    stderr,
-    stop() {
-      controller.abort();
-      return exited;
-    },
-  };
-}
 
 const KEY_FORM = /pt_test_[0-9A-Za-z]{32}/;
 const KEY_WORKSPACE = /workspace 'Default workspace' \((ws_[0-9A-Z]+)/;

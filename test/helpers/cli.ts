@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import type { Output } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/run.js';
 import type { TestDatabase } from './app.js';
@@ -47,4 +48,33 @@ export async function cliJson(env: NodeJS.ProcessEnv, ...argv: string[]) {
   const result = await cli(env, ...argv);
   assert.equal(result.code, 0, `paytrack ${argv.join(' ')}: ${result.stderr}`);
   return JSON.parse(result.stdout);
+}
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A long-running command (`serve`, `worker`) in this process; resolves once it printed `ready`. */
+export async function startCommand(argv: string[], env: NodeJS.ProcessEnv, ready: string) {
+  const stdout = new Collector();
+  const stderr = new Collector();
+  const controller = new AbortController();
+  const exited = runCli(argv, { env, stdout, stderr, signal: controller.signal });
+  const early = exited.then((code) => {
+    throw new Error(`paytrack ${argv.join(' ')} exited early with ${code}: ${stderr.text}`);
+  });
+  early.catch(() => {});
+  await Promise.race([stdout.waitFor(ready), early]);
+  return {
+    stdout,
+    stderr,
+    stop() {
+      controller.abort();
+      return exited;
+    },
+  };
 }

@@ -19,12 +19,13 @@ export interface TestWorkspace {
 /** A new workspace with an all-scopes test key and live key: tests never share rows. */
 export async function newWorkspace(
   t: TestApp,
-  options: { currency?: string; timezone?: string } = {},
+  options: { currency?: string; timezone?: string; country?: string } = {},
 ): Promise<TestWorkspace> {
   const ws = await createWorkspace(t.ctx.db, t.clock, {
     name: 'Test workspace',
     currency: options.currency ?? 'NGN',
     ...(options.timezone ? { timezone: options.timezone } : {}),
+    ...(options.country ? { country: options.country } : {}),
   });
   const test = await createKey(t.ctx.db, t.clock, { workspaceId: ws.id, mode: 'test', scopes: 'all' });
   const live = await createKey(t.ctx.db, t.clock, { workspaceId: ws.id, mode: 'live', scopes: 'all' });

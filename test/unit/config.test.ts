@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       exportSigningSecret: undefined,
       testClockAdvanceBudget: 200,
       trustProxy: false,
+      firstWorkspace: {},
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -67,6 +68,10 @@ describe('loadConfig', () => {
       EXPORT_SIGNING_SECRET: 'an-export-signing-secret-of-32-chars',
       TEST_CLOCK_ADVANCE_BUDGET: '1000',
       TRUST_PROXY: '10.0.0.5',
+      PAYTRACK_NAME: ' Mama Put Ventures ',
+      PAYTRACK_CURRENCY: 'NGN',
+      PAYTRACK_TIMEZONE: 'Africa/Lagos',
+      PAYTRACK_COUNTRY: 'NG',
     });
     assert.equal(config.port, 8080);
     assert.equal(config.host, '127.0.0.1');
@@ -90,6 +95,12 @@ describe('loadConfig', () => {
     assert.equal(config.exportSigningSecret, 'an-export-signing-secret-of-32-chars');
     assert.equal(config.testClockAdvanceBudget, 1000);
     assert.deepEqual(config.trustProxy, ['10.0.0.5']);
+    assert.deepEqual(config.firstWorkspace, {
+      name: 'Mama Put Ventures',
+      currency: 'NGN',
+      timezone: 'Africa/Lagos',
+      country: 'NG',
+    });
   });
 
   test('PUBLIC_URL defaults to the configured port', () => {
@@ -112,6 +123,10 @@ describe('loadConfig', () => {
       MESSAGE_PROVIDER_URL: 'ftp://messages.example',
       TEST_CLOCK_ADVANCE_BUDGET: 'all',
       TRUST_PROXY: 'true',
+      PAYTRACK_NAME: '   ',
+      PAYTRACK_CURRENCY: 'naira',
+      PAYTRACK_TIMEZONE: 'Lagos',
+      PAYTRACK_COUNTRY: 'Nigeria',
     });
     const named = [
       'PORT',
@@ -128,6 +143,10 @@ describe('loadConfig', () => {
       'MESSAGE_PROVIDER_URL',
       'TEST_CLOCK_ADVANCE_BUDGET',
       'TRUST_PROXY',
+      'PAYTRACK_NAME',
+      'PAYTRACK_CURRENCY',
+      'PAYTRACK_TIMEZONE',
+      'PAYTRACK_COUNTRY',
     ];
     assert.equal(problems.length, named.length, problems.join('\n'));
     for (const name of named)

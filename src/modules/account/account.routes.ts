@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { requireAuth } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
-import { AccountContext, Subscription, Usage, UsageQuery } from './account.schemas.js';
+import { AccountContext, AccountUpdate, Subscription, Usage, UsageQuery } from './account.schemas.js';
 import * as service from './account.service.js';
 
 const tags = ['Account'];
@@ -16,11 +16,39 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         operationId: 'getAccount',
         tags,
         summary: 'The account context',
-        description: 'The workspace, the mode and the API key making the request.',
+        description:
+          "The workspace's settings, the mode and the API key making the request. Test and live keys of a " +
+          'workspace see the same settings.',
         response: responses(200, AccountContext),
       },
     },
     async (request) => ok(request, await service.getAccount(ctx, requireAuth(request))),
+  );
+
+  app.patch(
+    '/account',
+    {
+      schema: {
+        operationId: 'updateAccount',
+        tags,
+        summary: "Change the workspace's settings",
+        description:
+          'Changes the settings given (at least one) of the one workspace that test and live keys share; needs ' +
+          '`account:write`. Unknown fields are refused, every bad field is named at once and nothing changes ' +
+          'unless all are good. `currency` is the default of plans made afterwards; plans made before keep ' +
+          'theirs. `country` is where phone numbers written without a country code are read (customers, ' +
+          '`supportPhone`); `supportPhone` is read in the country this request sets, if it sets one. ' +
+          'A new `timeZone` applies to what is made afterwards: schedules created from then on, reports, ' +
+          'reminder quiet hours and what "today" is. Existing due dates stay, and schedules made before keep ' +
+          'the zone they were made with (their `timezone`), so their later instalments do not move. ' +
+          'Null clears `supportEmail`, `supportPhone` or `brandColor`. Requests through the same server use the ' +
+          'new settings at once, through other servers sharing the database within half a second. Answers the ' +
+          'account as `GET /account` does.',
+        body: AccountUpdate,
+        response: responses(200, AccountContext),
+      },
+    },
+    async (request) => ok(request, await service.updateAccount(ctx, requireAuth(request), request.body)),
   );
 
   app.get(

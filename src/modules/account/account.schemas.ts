@@ -1,10 +1,46 @@
 import { type Static, Type } from 'typebox';
-import { CalendarDate, Instant } from '../shared.schemas.js';
+import { CalendarDate, Instant, Nullable } from '../shared.schemas.js';
 
 export const Mode = Type.Enum(['test', 'live']);
 
+const TIME_ZONE_CHANGE =
+  'A new time zone applies to what is made afterwards: schedules created from then on (their due dates are ' +
+  'calendar dates in it), reports, quiet hours of reminders and what "today" is. Existing due dates stay as ' +
+  'they are, and a schedule made before keeps the zone it was made with (its `timezone`), so its later ' +
+  'instalments do not move either.';
+
+const Settings = {
+  name: Type.String({ description: 'The business name payers see, 1 to 200 characters.' }),
+  currency: Type.String({
+    description: 'ISO 4217 code, validated against the real list: the currency of plans made without one.',
+  }),
+  timeZone: Type.String({
+    description: `IANA time zone (such as Africa/Lagos) of calendar dates. ${TIME_ZONE_CHANGE}`,
+  }),
+};
+
+const Contact = {
+  supportEmail: Type.String({ description: 'How payers reach the business by e-mail.' }),
+  supportPhone: Type.String({ description: 'How payers reach the business by phone, E.164.' }),
+  brandColor: Type.String({ description: 'Colour of payer pages, `#rrggbb` in lower case.' }),
+};
+
+const COUNTRY_DESCRIPTION =
+  'ISO 3166-1 alpha-2 code (such as NG), validated against the real list. Phone numbers written without ' +
+  '`+` and a country code (0803 123 4567) are read in it and kept in E.164.';
+
 export const AccountContext = Type.Object(
   {
+    id: Type.String({ description: 'The workspace: the same for its test and live keys.' }),
+    name: Settings.name,
+    mode: Mode,
+    currency: Settings.currency,
+    timeZone: Settings.timeZone,
+    country: Nullable(Type.String({ description: `${COUNTRY_DESCRIPTION} Null until set.` })),
+    supportEmail: Nullable(Contact.supportEmail),
+    supportPhone: Nullable(Contact.supportPhone),
+    brandColor: Nullable(Contact.brandColor),
+    createdAt: Instant,
     workspace: Type.Object({
       id: Type.String(),
       name: Type.String(),
@@ -12,7 +48,6 @@ export const AccountContext = Type.Object(
       timezone: Type.String({ description: 'IANA time zone of calendar dates.' }),
       createdAt: Instant,
     }),
-    mode: Mode,
     livemode: Type.Boolean({ description: 'True for a live key, false for a test key.' }),
     apiKey: Type.Object({
       id: Type.String(),
@@ -24,8 +59,21 @@ export const AccountContext = Type.Object(
   },
   {
     title: 'AccountContext',
+    description:
+      'The workspace of the calling key, its settings (one workspace for test and live keys alike), the mode ' +
+      'and the key. `workspace` repeats the first settings under their earlier names.',
     examples: [
       {
+        id: 'ws_01JD7Z1A2B3C4D5E6F7G8H9J0K',
+        name: 'Mama Put Ventures',
+        mode: 'test',
+        currency: 'NGN',
+        timeZone: 'Africa/Lagos',
+        country: 'NG',
+        supportEmail: 'help@mamaput.example',
+        supportPhone: '+2348031234567',
+        brandColor: '#0a7d4f',
+        createdAt: '2026-11-02T09:15:00.000Z',
         workspace: {
           id: 'ws_01JD7Z1A2B3C4D5E6F7G8H9J0K',
           name: 'Mama Put Ventures',
@@ -33,7 +81,6 @@ export const AccountContext = Type.Object(
           timezone: 'Africa/Lagos',
           createdAt: '2026-11-02T09:15:00.000Z',
         },
-        mode: 'test',
         livemode: false,
         apiKey: { id: 'key_01JD7Z1A2B3C4D5E6F7G8H9J0M', prefix: 'pt_test_4f9c', scopes: 'all' },
       },
@@ -41,6 +88,54 @@ export const AccountContext = Type.Object(
   },
 );
 export type AccountContext = Static<typeof AccountContext>;
+
+export const AccountUpdate = Type.Object(
+  {
+    name: Type.Optional(Type.String({ ...Settings.name, maxLength: 200 })),
+    currency: Type.Optional(Type.String({ ...Settings.currency, maxLength: 3 })),
+    timeZone: Type.Optional(Type.String({ ...Settings.timeZone, maxLength: 64 })),
+    country: Type.Optional(Type.String({ description: COUNTRY_DESCRIPTION, maxLength: 2 })),
+    supportEmail: Type.Optional(
+      Nullable(
+        Type.String({
+          ...Contact.supportEmail,
+          description: 'E-mail address; null clears it.',
+          maxLength: 254,
+        }),
+      ),
+    ),
+    supportPhone: Type.Optional(
+      Nullable(
+        Type.String({
+          description:
+            "Phone number as people write it: international (+2348031234567), or local (0803 123 4567) read in the workspace's country, the new one when the same request sets it. Kept in E.164; null clears it.",
+          maxLength: 32,
+        }),
+      ),
+    ),
+    brandColor: Type.Optional(
+      Nullable(Type.String({ description: '`#rrggbb` (kept in lower case); null clears it.', maxLength: 7 })),
+    ),
+  },
+  {
+    title: 'AccountUpdate',
+    description:
+      'The settings to change; at least one. Every bad field is named at once, and nothing changes unless all are good.',
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Mama Put Ventures',
+        currency: 'NGN',
+        timeZone: 'Africa/Lagos',
+        country: 'NG',
+        supportEmail: 'help@mamaput.example',
+        supportPhone: '0803 123 4567',
+        brandColor: '#0A7D4F',
+      },
+    ],
+  },
+);
+export type AccountUpdate = Static<typeof AccountUpdate>;
 
 /** The longest period one usage request covers. */
 export const MAX_USAGE_DAYS = 366;

@@ -1,12 +1,16 @@
 import type { AppContext } from '../../context.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 import { limitFor } from '../../http/rate-limit.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
 import { toSafeInteger } from '../../lib/money.js';
 import { type AuthContext, findKey, keyToView } from '../api-keys/api-keys.service.js';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
+import { updateSettings } from '../workspaces/workspaces.settings.js';
+import type { WorkspacesTable } from '../workspaces/workspaces.table.js';
 import * as repo from './account.repository.js';
 import {
   type AccountContext,
+  type AccountUpdate,
   MAX_USAGE_DAYS,
   type Subscription,
   type Usage,
@@ -18,13 +22,22 @@ import type { UsageRecorder } from './usage.recorder.js';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_USAGE_DAYS = 30;
 
-export async function getAccount(ctx: AppContext, auth: AuthContext): Promise<AccountContext> {
-  const [workspace, key] = await Promise.all([
-    findWorkspace(ctx.db, auth.workspaceId),
-    findKey(ctx.db, auth.keyId),
-  ]);
-  if (!workspace || !key) throw new AppError('unauthorized', 'The API key is not valid or has been revoked.');
+type KeyRow = NonNullable<Awaited<ReturnType<typeof findKey>>>;
+
+const revoked = () => new AppError('unauthorized', 'The API key is not valid or has been revoked.');
+
+function toApi(workspace: WorkspacesTable, key: KeyRow, auth: AuthContext): AccountContext {
   return {
+    id: workspace.id,
+    name: workspace.name,
+    mode: auth.mode,
+    currency: workspace.default_currency,
+    timeZone: workspace.timezone,
+    country: workspace.country,
+    supportEmail: workspace.support_email,
+    supportPhone: workspace.support_phone,
+    brandColor: workspace.brand_color,
+    createdAt: workspace.created_at,
     workspace: {
       id: workspace.id,
       name: workspace.name,
@@ -32,10 +45,40 @@ export async function getAccount(ctx: AppContext, auth: AuthContext): Promise<Ac
       timezone: workspace.timezone,
       createdAt: workspace.created_at,
     },
-    mode: auth.mode,
     livemode: auth.mode === 'live',
     apiKey: { id: key.id, prefix: key.prefix, scopes: keyToView(key).scopes },
   };
+}
+
+export async function getAccount(ctx: AppContext, auth: AuthContext): Promise<AccountContext> {
+  const [workspace, key] = await Promise.all([
+    findWorkspace(ctx.db, auth.workspaceId),
+    findKey(ctx.db, auth.keyId),
+  ]);
+  if (!workspace || !key) throw revoked();
+  return toApi(workspace, key, auth);
+}
+
+const SETTINGS = 'name, currency, timeZone, country, supportEmail, supportPhone, brandColor';
+
+/** Changes the workspace's settings for both modes; all or nothing. */
+export async function updateAccount(
+  ctx: AppContext,
+  auth: AuthContext,
+  input: AccountUpdate,
+): Promise<AccountContext> {
+  if (Object.keys(input).length === 0) throw fieldError({ body: `must change at least one of ${SETTINGS}` });
+  const key = await findKey(ctx.db, auth.keyId);
+  if (!key) throw revoked();
+  const account = await inTransaction(ctx, async (trx) => {
+    const result = await updateSettings(trx, ctx.dialect, ctx.clock, auth.workspaceId, input);
+    if ('missing' in result) throw revoked();
+    if ('problems' in result) throw fieldError(result.problems as Record<string, string>);
+    return toApi(result.workspace, key, auth);
+  });
+  // Keys carry the workspace's currency and time zone; read them again so the next request uses the new ones.
+  ctx.keys.forgetWorkspace(auth.workspaceId);
+  return account;
 }
 
 function dayNumber(day: string): number {

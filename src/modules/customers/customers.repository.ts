@@ -44,23 +44,31 @@ export function updateIn(
     .executeTakeFirst();
 }
 
+/** The list query with its phones in E.164: `phone` exact, `qPhone` the q read as a phone number. */
+export interface CustomerListFilters extends Omit<CustomerListQuery, 'phone'> {
+  phone?: string | undefined;
+  qPhone?: string | undefined;
+}
+
 /** Newest first; fetches `limit + 1` rows so the caller can tell whether more follow. */
 export function list(
   db: DbOrTrx,
   dialect: DialectName,
   tenant: TenantRef,
-  query: CustomerListQuery & { limit: number },
+  query: CustomerListFilters & { limit: number },
   afterId: string | undefined,
 ) {
   let q = db.selectFrom('customers').selectAll().where(inTenant(tenant));
   if (query.status) q = q.where('status', '=', query.status);
+  if (query.phone !== undefined) q = q.where('phone', '=', query.phone);
   if (query.q) {
-    const text = query.q;
+    const { q: text, qPhone } = query;
     q = q.where((eb) =>
       eb.or([
         containsText(dialect, 'name', text),
         containsText(dialect, 'email', text),
         containsText(dialect, 'phone', text),
+        ...(qPhone !== undefined ? [eb('phone', '=', qPhone)] : []),
       ]),
     );
   }

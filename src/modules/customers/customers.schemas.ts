@@ -7,7 +7,8 @@ const Email = Type.String({ format: 'email', maxLength: 254 });
 const Phone = Type.String({
   minLength: 1,
   maxLength: 32,
-  description: 'International form, e.g. +2348031234567',
+  description:
+    "As people write it: international (+2348031234567), or without the country code (0803 123 4567, 803-123-4567) read in the workspace's country (PATCH /account). Kept in E.164. Without a workspace country a number needs its country code.",
 });
 const Notes = Type.String({ maxLength: 2000 });
 
@@ -114,7 +115,20 @@ export const CustomerListQuery = Type.Object(
     ...PaginationQuery,
     status: Type.Optional(CustomerStatus),
     q: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'Name, e-mail or phone contains' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "Name, e-mail or phone contains it; a q that reads as a phone number in the workspace's country (0803 123 4567) also matches that number however it was written.",
+      }),
+    ),
+    phone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 32,
+        description:
+          "Customers with this phone number, written in any form (+2348031234567, 0803 123 4567 read in the workspace's country). Several customers may share a number; all are listed.",
+      }),
     ),
   },
   { additionalProperties: false },

@@ -6,8 +6,9 @@ import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
-import { toE164 } from '../../lib/phone.js';
+import { readPhone } from '../../lib/phone.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { countryOf } from '../workspaces/workspaces.settings.js';
 import { balancesOf } from './customers.balances.js';
 import * as repo from './customers.repository.js';
 import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './customers.schemas.js';
@@ -34,10 +35,11 @@ async function withBalances(db: DbOrTrx, tenant: Tenant, row: CustomersTable): P
   return toApi(row, (await balancesOf(db, tenant, [row.id])).get(row.id) ?? []);
 }
 
-function normalisePhone(phone: string): string {
-  const e164 = toE164(phone);
-  if (!e164) throw fieldError({ phone: 'must be an international phone number such as +2348031234567' });
-  return e164;
+/** The phone as people write it, in E.164: a number without a country code is read in the workspace's country. */
+async function phoneOf(db: DbOrTrx, tenant: TenantRef, phone: string): Promise<string> {
+  const reading = readPhone(phone, await countryOf(db, tenant.workspaceId));
+  if ('problem' in reading) throw fieldError({ phone: reading.problem });
+  return reading.e164;
 }
 
 export async function createCustomer(
@@ -45,7 +47,7 @@ export async function createCustomer(
   tenant: Tenant,
   input: CustomerCreate,
 ): Promise<Customer> {
-  const phone = normalisePhone(input.phone);
+  const phone = await phoneOf(ctx.db, tenant, input.phone);
   const at = tenant.clock.now();
   const now = at.toISOString();
   const row: CustomersTable = {
@@ -93,7 +95,7 @@ export async function updateCustomer(
   id: string,
   input: CustomerUpdate,
 ): Promise<Customer> {
-  const phone = input.phone !== undefined ? normalisePhone(input.phone) : undefined;
+  const phone = input.phone !== undefined ? await phoneOf(ctx.db, tenant, input.phone) : undefined;
   return inTransaction(ctx, async (trx) => {
     const before = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
     const row = await repo.updateIn(trx, tenant, id, 'active', {
@@ -137,10 +139,22 @@ export async function listCustomers(
   tenant: Tenant,
   query: CustomerListQuery,
 ): Promise<Page<Customer>> {
+  const country =
+    query.q !== undefined || query.phone !== undefined ? await countryOf(ctx.db, tenant.workspaceId) : null;
+  // A q that reads as a phone number also finds the customers with that number however it was written.
+  const qReading = query.q !== undefined ? readPhone(query.q, country) : null;
+  const qPhone = qReading && 'e164' in qReading ? qReading.e164 : undefined;
+  let phone: string | undefined;
+  if (query.phone !== undefined) {
+    const reading = readPhone(query.phone, country);
+    if ('problem' in reading) throw fieldError({ phone: reading.problem });
+    phone = reading.e164;
+  }
+  const filters = { ...query, phone, qPhone };
   const page = await paginate(
     query,
     'customer',
-    (limit, afterId) => repo.list(ctx.db, ctx.dialect, tenant, { ...query, limit }, afterId),
+    (limit, afterId) => repo.list(ctx.db, ctx.dialect, tenant, { ...filters, limit }, afterId),
     (row) => toApi(row),
   );
   const balances = await balancesOf(

@@ -1,29 +1,33 @@
 import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { Db, DbOrTrx } from '../../db/schema.js';
-import { isTimeZone } from '../../lib/calendar.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { isCurrency } from '../../lib/money.js';
 import { DEFAULT_PLAN } from '../account/plans.js';
+import { checkSettings } from './workspaces.settings.js';
 import type { WorkspacesTable } from './workspaces.table.js';
 
+/** A new workspace; without them it keeps USD, UTC and no country. */
 export interface WorkspaceInput {
   name: string;
   currency?: string;
   timezone?: string;
+  country?: string;
 }
 
-/** Problems with a workspace's settings, by option name; empty when all is well. */
+/** Problems with a new workspace's settings, by option name (`timezone`); empty when all is well. */
 export function workspaceProblems(input: WorkspaceInput): Record<string, string> {
-  const problems: Record<string, string> = {};
-  if (!input.name.trim() || input.name.length > 200) problems.name = 'must be 1 to 200 characters';
-  if (input.currency !== undefined && !isCurrency(input.currency)) {
-    problems.currency = 'must be an ISO 4217 currency code such as NGN or USD';
-  }
-  if (input.timezone !== undefined && !isTimeZone(input.timezone)) {
-    problems.timezone = 'must be an IANA time zone such as Africa/Lagos';
-  }
-  return problems;
+  const check = checkSettings(
+    {
+      name: input.name,
+      ...(input.currency !== undefined ? { currency: input.currency } : {}),
+      ...(input.timezone !== undefined ? { timeZone: input.timezone } : {}),
+      ...(input.country !== undefined ? { country: input.country } : {}),
+    },
+    null,
+  );
+  if (!('problems' in check)) return {};
+  const { timeZone, ...rest } = check.problems;
+  return { ...rest, ...(timeZone !== undefined ? { timezone: timeZone } : {}) } as Record<string, string>;
 }
 
 export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInput): Promise<WorkspacesTable> {
@@ -34,7 +38,7 @@ export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInpu
     name: input.name.trim(),
     default_currency: input.currency ?? 'USD',
     timezone: input.timezone ?? 'UTC',
-    country: null,
+    country: input.country ?? null,
     support_email: null,
     support_phone: null,
     brand_color: null,
@@ -73,6 +77,10 @@ export function workspaceToView(row: WorkspacesTable) {
     name: row.name,
     defaultCurrency: row.default_currency,
     timezone: row.timezone,
+    country: row.country,
+    supportEmail: row.support_email,
+    supportPhone: row.support_phone,
+    brandColor: row.brand_color,
     subscriptionPlan: row.subscription_plan,
     createdAt: row.created_at,
   };

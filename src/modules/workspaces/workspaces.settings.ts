@@ -1,0 +1,135 @@
+import { type DialectName, forUpdate } from '../../db/dialect.js';
+import type { DbOrTrx } from '../../db/schema.js';
+import { isTimeZone } from '../../lib/calendar.js';
+import type { Clock } from '../../lib/clock.js';
+import { isEmail } from '../../lib/email.js';
+import { isCurrency } from '../../lib/money.js';
+import { COUNTRY_PROBLEM, isCountry, readPhone } from '../../lib/phone.js';
+import type { WorkspacesTable } from './workspaces.table.js';
+
+/**
+ * What `PATCH /account` and `paytrack workspace update` change, by their API names: a setting left out stays,
+ * null clears one that may be empty.
+ */
+export interface WorkspaceSettings {
+  name?: string;
+  currency?: string;
+  timeZone?: string;
+  country?: string;
+  supportEmail?: string | null;
+  supportPhone?: string | null;
+  brandColor?: string | null;
+}
+
+export type SettingName = keyof WorkspaceSettings;
+export type SettingProblems = Partial<Record<SettingName, string>>;
+
+export const NAME_PROBLEM = 'must be 1 to 200 characters, not only spaces';
+export const CURRENCY_PROBLEM = 'must be an ISO 4217 currency code such as NGN or USD';
+export const TIME_ZONE_PROBLEM = 'must be an IANA time zone such as Africa/Lagos';
+export { COUNTRY_PROBLEM };
+
+const EMAIL_PROBLEM = 'must be an e-mail address such as help@example.com';
+const BRAND_COLOR_PROBLEM = 'must be a colour written #rrggbb, such as #0a7d4f';
+const BRAND_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+export function isWorkspaceName(name: string): boolean {
+  return name.trim().length > 0 && name.length <= 200;
+}
+
+type SettingColumns = Partial<
+  Pick<
+    WorkspacesTable,
+    'name' | 'default_currency' | 'timezone' | 'country' | 'support_email' | 'support_phone' | 'brand_color'
+  >
+>;
+
+export type SettingsCheck = { columns: SettingColumns } | { problems: SettingProblems };
+
+/**
+ * Every bad setting at once, or the columns to write. The support phone is read in the country the workspace
+ * will have: the one the same change sets, else `currentCountry`.
+ */
+export function checkSettings(settings: WorkspaceSettings, currentCountry: string | null): SettingsCheck {
+  const problems: SettingProblems = {};
+  const columns: SettingColumns = {};
+  const { name, currency, timeZone, country, supportEmail, supportPhone, brandColor } = settings;
+  if (name !== undefined) {
+    if (isWorkspaceName(name)) columns.name = name.trim();
+    else problems.name = NAME_PROBLEM;
+  }
+  if (currency !== undefined) {
+    if (isCurrency(currency)) columns.default_currency = currency;
+    else problems.currency = CURRENCY_PROBLEM;
+  }
+  if (timeZone !== undefined) {
+    if (isTimeZone(timeZone)) columns.timezone = timeZone;
+    else problems.timeZone = TIME_ZONE_PROBLEM;
+  }
+  if (country !== undefined) {
+    if (isCountry(country)) columns.country = country;
+    else problems.country = COUNTRY_PROBLEM;
+  }
+  if (supportEmail !== undefined) {
+    if (supportEmail === null || isEmail(supportEmail)) columns.support_email = supportEmail;
+    else problems.supportEmail = EMAIL_PROBLEM;
+  }
+  if (supportPhone !== undefined) {
+    if (supportPhone === null) columns.support_phone = null;
+    else if (country !== undefined && problems.country) {
+      problems.supportPhone = 'cannot be read until country is a valid country code';
+    } else {
+      const reading = readPhone(supportPhone, country ?? currentCountry);
+      if ('e164' in reading) columns.support_phone = reading.e164;
+      else problems.supportPhone = reading.problem;
+    }
+  }
+  if (brandColor !== undefined) {
+    if (brandColor === null) columns.brand_color = null;
+    else if (BRAND_COLOR.test(brandColor)) columns.brand_color = brandColor.toLowerCase();
+    else problems.brandColor = BRAND_COLOR_PROBLEM;
+  }
+  return Object.keys(problems).length > 0 ? { problems } : { columns };
+}
+
+export type SettingsUpdate =
+  | { workspace: WorkspacesTable }
+  | { problems: SettingProblems }
+  | { missing: true };
+
+/**
+ * Changes the workspace's settings, all or none, with its row locked so the phone is read in the country it
+ * will have. One workspace serves both modes, so the change is seen by test and live keys alike.
+ */
+export async function updateSettings(
+  trx: DbOrTrx,
+  dialect: DialectName,
+  clock: Clock,
+  workspaceId: string,
+  settings: WorkspaceSettings,
+): Promise<SettingsUpdate> {
+  const current = await forUpdate(
+    dialect,
+    trx.selectFrom('workspaces').selectAll().where('id', '=', workspaceId),
+  ).executeTakeFirst();
+  if (!current) return { missing: true };
+  const check = checkSettings(settings, current.country);
+  if ('problems' in check) return check;
+  const workspace = await trx
+    .updateTable('workspaces')
+    .set({ ...check.columns, updated_at: clock.now().toISOString() })
+    .where('id', '=', workspaceId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { workspace };
+}
+
+/** The country local phone numbers of the workspace are read in; null when it has none. */
+export async function countryOf(db: DbOrTrx, workspaceId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select('country')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return row?.country ?? null;
+}
