@@ -56,14 +56,20 @@ async function newMandate(api: Client, body: Record<string, unknown>) {
   return res.body.data;
 }
 
-const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-const unescape = (html: string) => html.replace(/&(amp|lt|gt|quot|#39);/g, (e) => entities[e] as string);
+const entities: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+};
+const unescaped = (html: string) => html.replace(/&(amp|lt|gt|quot|#39);/g, (e) => entities[e] as string);
 
 /** The agreement as the page shows it, unescaped. */
 function agreementOf(html: string): string {
   const match = /<p class="agreement">([^<]*)<\/p>/.exec(html);
   assert.ok(match, 'the page shows an agreement');
-  return unescape(match[1] as string);
+  return unescaped(match[1] as string);
 }
 
 /** The dates and amounts of the page's table of collections. */
@@ -134,7 +140,9 @@ describe('what the consent page says will be collected', () => {
       const mandate = await newMandate(api, { schedule_id: schedule.id });
       const page = await openPage(t, pathOf(mandate.consent_url));
       assert.ok(
-        page.body.includes(`.masthead, .approve { background: ${brand}; color: ${text}; border-color: ${brand}; }`),
+        page.body.includes(
+          `.masthead, .approve { background: ${brand}; color: ${text}; border-color: ${brand}; }`,
+        ),
         `${brand} takes ${text} text`,
       );
       assertStylesAllowed(page.body, page.headers['content-security-policy'] as string);
@@ -243,7 +251,10 @@ describe('what the consent page says will be collected', () => {
   test('what is already paid is left out: the first open instalment asks only what is left of it', async () => {
     const { api } = await lagosBusiness();
     const { plan, schedule } = await generatorPlan(api);
-    assert.equal((await api.post('/payments', { trackId: plan.id, amount: 500_000, method: 'cash' })).status, 201);
+    assert.equal(
+      (await api.post('/payments', { trackId: plan.id, amount: 500_000, method: 'cash' })).status,
+      201,
+    );
     const page = await openPage(t, pathOf((await newMandate(api, { schedule_id: schedule.id })).consent_url));
     assert.equal(
       agreementOf(page.body),
@@ -337,7 +348,9 @@ describe('links that show no form', () => {
     // Its form, posted again, gets the same page.
     const replay = await answer(t, pathOf(mandate.consent_url), { decision: 'decline', form_token: 'ft_x' });
     assert.equal(replay.statusCode, 410);
-    assert.ok(replay.body.includes('to authorise automatic payments to Ade Motors has already been answered'));
+    assert.ok(
+      replay.body.includes('to authorise automatic payments to Ade Motors has already been answered'),
+    );
   });
 
   test('an expired link names the business and where to ask for a new one', async () => {
