@@ -20,6 +20,8 @@ export interface Outlook {
   trackId: string | null;
   /** Oldest first: what is left of its open obligations, then those later top-ups will add. */
   collections: Collection[];
+  /** How many of the collections are not obligations yet (later top-ups will add them). */
+  ahead: number;
   /** No end in sight: no end date and no plan balance to cover; `collections` are then only the first ones. */
   endless: boolean;
 }
@@ -64,6 +66,7 @@ export async function scheduleOutlook(
     schedule,
     trackId: schedule.track_id,
     collections: [...open, ...(ahead ?? [])],
+    ahead: ahead?.length ?? 0,
     endless: inForce && isOpenEnded(schedule) && (schedule.track_id === null || ahead === null),
   };
 }
