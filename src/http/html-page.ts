@@ -46,6 +46,13 @@ function luminance(hex: string): number {
 /** WCAG's contrast ratio of two luminances. */
 const contrast = (a: number, b: number) => (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
 
+/** White or black, whichever contrasts more with an `#rrggbb` background (always at least 4.58:1), and the ratio. */
+export function textOn(background: string): { color: '#fff' | '#000'; ratio: number } {
+  const l = luminance(background);
+  const [white, black] = [contrast(l, 1), contrast(l, 0)];
+  return white >= black ? { color: '#fff', ratio: white } : { color: '#000', ratio: black };
+}
+
 /**
  * The style that puts a workspace's brand colour on the masthead and the main button, with white or black
  * text, whichever contrasts more (one of them always reaches 4.58:1, above WCAG AA's 4.5). The other button
@@ -54,9 +61,8 @@ const contrast = (a: number, b: number) => (Math.max(a, b) + 0.05) / (Math.min(a
 function brandStyle(color: string | null | undefined): string | null {
   if (!color || !BRAND_COLOR.test(color)) return null;
   const shade = color.toLowerCase();
-  const l = luminance(shade);
-  const text = contrast(l, 1) >= contrast(l, 0) ? '#fff' : '#000';
-  const onWhite = contrast(l, 1) >= 4.5 ? shade : '#1c1e21';
+  const text = textOn(shade).color;
+  const onWhite = contrast(luminance(shade), 1) >= 4.5 ? shade : '#1c1e21';
   return `
 .masthead, .approve { background: ${shade}; color: ${text}; border-color: ${shade}; }
 .decline { color: ${onWhite}; border-color: ${shade}; }
