@@ -25,6 +25,7 @@ h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; }
 th, td { text-align: left; padding: .35rem .5rem .35rem 0; border-bottom: 1px solid #e3e5e8; vertical-align: top; }
 td.amount, th.amount { text-align: right; padding-right: 0; white-space: nowrap; }
+caption { text-align: left; }
 .contact { list-style: none; padding: 0; margin: .25rem 0 0; }
 a { color: #1558b0; overflow-wrap: anywhere; }
 `;
@@ -56,16 +57,17 @@ export function textOn(background: string): { color: '#fff' | '#000'; ratio: num
 /**
  * The style that puts a workspace's brand colour on the masthead and the main button, with white or black
  * text, whichever contrasts more (one of them always reaches 4.58:1, above WCAG AA's 4.5). The other button
- * keeps the brand colour for its text only where that still reads on white. Null for no colour or a malformed one.
+ * keeps the brand colour for its text only where that still reads on white (4.5:1), and for its border where that
+ * is still seen (3:1). Null for no colour or a malformed one.
  */
 function brandStyle(color: string | null | undefined): string | null {
   if (!color || !BRAND_COLOR.test(color)) return null;
   const shade = color.toLowerCase();
   const text = textOn(shade).color;
-  const onWhite = contrast(luminance(shade), 1) >= 4.5 ? shade : '#1c1e21';
+  const onWhite = contrast(luminance(shade), 1);
   return `
 .masthead, .approve { background: ${shade}; color: ${text}; border-color: ${shade}; }
-.decline { color: ${onWhite}; border-color: ${shade}; }
+.decline { color: ${onWhite >= 4.5 ? shade : '#1c1e21'}; border-color: ${onWhite >= 3 ? shade : '#5f6368'}; }
 .agreement { border-left-color: ${shade}; }
 `;
 }

@@ -129,7 +129,7 @@ describe('the checkout page', () => {
     assert.equal(done.statusCode, 200);
     assertSays(done.body, [
       '<h1>Already paid</h1>',
-      '<p>Freezer, instalment 1 of 3, due Tuesday 25 January 2028, was paid to Ade Motors, on Saturday 26 February 2028. Nothing more is due on this link.</p>',
+      '<p>Freezer, instalment 1 of 3, due Tuesday 25 January 2028, was paid to Ade Motors on Saturday 26 February 2028. Nothing more is due on this link.</p>',
     ]);
     assert.doesNotMatch(done.body, /<button/);
     assert.match((await pay(pathOf(january))).body, /<h1>Already paid<\/h1>/);

@@ -289,8 +289,7 @@ describe('after the answer', () => {
     for (const said of [
       '<h1>You approved automatic payments to Ade Motors</h1>',
       '<h2>What happens next</h2><p>The first payment, <strong>₦15,000.00</strong>, will be collected on Tuesday 25 January 2028 from your account through Gateway A, and each of the others on its date.</p>',
-      '<p>You can withdraw this authority at any time by asking Ade Motors.</p>',
-      `<p>To stop these payments, or if anything is wrong, contact Ade Motors:</p>${CONTACT_LIST}`,
+      `<p>You can withdraw this authority at any time. To stop these payments, or if anything is wrong, contact Ade Motors:</p>${CONTACT_LIST}`,
     ]) {
       assert.ok(res.body.includes(said), `the page says ${said}`);
     }
@@ -320,8 +319,8 @@ describe('after the answer', () => {
     for (const said of [
       '<h1>You declined</h1>',
       'Ade Motors will not collect payments from you by automatic debit. Nothing was authorised and nothing will be taken from your account.',
-      'What you owe is still due: the next payment, <strong>₦15,000.00</strong>, on Tuesday 25 January 2028. You can pay Ade Motors another way, or ask them for a new link if you change your mind.',
-      `<p>To pay another way or ask about your payments, contact Ade Motors:</p>${CONTACT_LIST}`,
+      '<p>What you owe is still due: the next payment, <strong>₦15,000.00</strong>, on Tuesday 25 January 2028.</p>',
+      `<p>To pay another way, or for a new link if you change your mind, contact Ade Motors:</p>${CONTACT_LIST}`,
     ]) {
       assert.ok(res.body.includes(said), `the page says ${said}`);
     }

@@ -84,12 +84,12 @@ export function answeredPage(status: 'active' | 'pending' | 'failed', view: Cons
   const name = escapeHtml(business.name);
   if (status === 'failed') {
     const still = view.next
-      ? `<p>What you owe is still due: the next payment, <strong>${escapeHtml(view.next.amount)}</strong>, on ${escapeHtml(view.next.date)}. You can pay ${name} another way, or ask them for a new link if you change your mind.</p>`
-      : `<p>If you change your mind, ask ${name} for a new link.</p>`;
+      ? `<p>What you owe is still due: the next payment, <strong>${escapeHtml(view.next.amount)}</strong>, on ${escapeHtml(view.next.date)}.</p>`
+      : '';
     return pageOf(
       business,
       'Declined',
-      `<h1>You declined</h1><p>${name} will not collect payments from you by automatic debit. Nothing was authorised and nothing will be taken from your account.</p>${still}${contactHtml(business, 'To pay another way or ask about your payments, contact')}`,
+      `<h1>You declined</h1><p>${name} will not collect payments from you by automatic debit. Nothing was authorised and nothing will be taken from your account.</p>${still}${contactHtml(business, 'To pay another way, or for a new link if you change your mind, contact')}`,
     );
   }
   return pageOf(
@@ -97,8 +97,7 @@ export function answeredPage(status: 'active' | 'pending' | 'failed', view: Cons
     'Approved',
     `<h1>You approved automatic payments to ${name}</h1>
 <h2>What happens next</h2>${nextCollection(view, status === 'active')}
-<p>You can withdraw this authority at any time by asking ${name}.</p>
-${contactHtml(business, 'To stop these payments, or if anything is wrong, contact')}
+${contactHtml(business, 'You can withdraw this authority at any time. To stop these payments, or if anything is wrong, contact')}
 <h2>What you approved</h2>${terms(view)}`,
   );
 }

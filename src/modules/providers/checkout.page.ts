@@ -65,8 +65,8 @@ export function paidBody(view: CheckoutView): string {
 }
 
 export function alreadyPaidBody(view: CheckoutView): string {
-  const on = view.paidOn ? `, on ${escapeHtml(dayInWords(view.paidOn))}` : '';
-  return `<p>${escapeHtml(capitalised(whatFor(view)))}, due ${escapeHtml(dayInWords(view.dueDate))}, was paid to ${escapeHtml(view.business.name)}${on}. Nothing more is due on this link.</p>`;
+  const on = view.paidOn ? ` on ${escapeHtml(dayInWords(view.paidOn))}` : '';
+  return `<p>${escapeHtml(capitalised(whatFor(view)))}, due ${escapeHtml(dayInWords(view.dueDate))}, was paid to ${escapeHtml(view.business.name)}${on}. Nothing more is due on this link.</p>${contactHtml(view.business, 'Questions about this payment? Contact')}`;
 }
 
 export function noLongerDueBody(view: CheckoutView): string {
