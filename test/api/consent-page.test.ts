@@ -297,6 +297,30 @@ describe('after the answer', () => {
     assertStylesAllowed(res.body, res.headers['content-security-policy'] as string);
   });
 
+  test('an answer counts only for the words shown: once a payment changes them, the old page is refused and the new one counts', async () => {
+    const { api } = await lagosBusiness();
+    const { plan, schedule } = await generatorPlan(api);
+    const mandate = await newMandate(api, { schedule_id: schedule.id });
+    const path = pathOf(mandate.consent_url);
+    const before = await openPage(t, path);
+    assert.equal(
+      (await api.post('/payments', { trackId: plan.id, amount: 500_000, method: 'cash' })).status,
+      201,
+    );
+    const stale = await answer(t, path, { decision: 'approve', form_token: formTokenOf(before.body) });
+    assert.equal(stale.statusCode, 403);
+    assert.match(stale.body, /what will be collected has changed since/);
+    assert.equal((await api.get(`/payment-mandates/${mandate.id}`)).body.data.status, 'pending');
+
+    const now = await openPage(t, path);
+    assert.notEqual(agreementOf(now.body), agreementOf(before.body));
+    assert.match(agreementOf(now.body), /₦35,000\.00 in all/);
+    const res = await answer(t, path, { decision: 'approve', form_token: formTokenOf(now.body) });
+    assert.equal(res.statusCode, 200, res.body);
+    const evidence = (await api.get(`/payment-mandates/${mandate.id}`)).body.data.consent;
+    assert.equal(evidence.text_shown, agreementOf(now.body));
+  });
+
   test('a first payment already due is collected right away, and the page says so', async () => {
     const { api } = await lagosBusiness();
     const { schedule } = await generatorPlan(api, { start_date: '2028-01-18T09:00:00Z' });

@@ -124,7 +124,7 @@ const CLOSED: Record<
   forged: [
     403,
     'Page out of date',
-    'This answer did not come from the current consent page. Open the link again and answer there. Nothing was changed.',
+    'This answer does not match the consent page as it is now: it came from an older page or another site, or what will be collected has changed since. Open the link again and answer there. Nothing was changed.',
   ],
   rate_limited: [
     429,

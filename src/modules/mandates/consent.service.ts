@@ -128,29 +128,31 @@ async function viewOf(ctx: AppContext, mandate: MandatesTable, tenant: Tenant): 
 export type ConsentPage = { open: true; view: ConsentView; formToken: string; expiresAt: string } | Closed;
 
 /**
- * What the consent page shows: the agreement and a fresh form token (its hash kept on the mandate: a post must
- * carry the token of a page this server rendered), or why the link no longer works.
+ * What the mandate keeps of a rendered page's form token: its hash bound to the words the page showed, so an
+ * answer counts only for the agreement exactly as the payer read it (the evidence kept is then those words).
+ */
+const formTokenHash = (formToken: string, text: string) => sha256(`${formToken}\n${sha256(text)}`);
+
+/**
+ * What the consent page shows: the agreement and a fresh form token (its hash, bound to the agreement's words,
+ * kept on the mandate: a post must carry the token of a page this server rendered, and the words must not have
+ * changed since), or why the link no longer works.
  */
 export async function showConsent(ctx: AppContext, token: string): Promise<ConsentPage> {
   const found = await find(ctx, token);
   if (!found.open) return found;
+  const view = await viewOf(ctx, found.mandate, found.tenant);
   const formToken = randomToken('ft');
   const kept = await repo.updateIn(
     ctx.db,
     found.tenant,
     found.mandate.id,
     ['pending'],
-    { form_token_hash: sha256(formToken) },
+    { form_token_hash: formTokenHash(formToken, view.text) },
     { awaitingConsent: true },
   );
-  if (!kept)
-    return { open: false, reason: 'used', business: await businessCard(ctx.db, found.mandate.workspace_id) };
-  return {
-    open: true,
-    view: await viewOf(ctx, found.mandate, found.tenant),
-    formToken,
-    expiresAt: found.mandate.consent_expires_at,
-  };
+  if (!kept) return { open: false, reason: 'used', business: view.business };
+  return { open: true, view, formToken, expiresAt: found.mandate.consent_expires_at };
 }
 
 export interface ConsentAnswer {
@@ -179,10 +181,14 @@ export async function answerConsent(
   const found = await find(ctx, token);
   if (!found.open) return { done: false, reason: found.reason, business: found.business };
   const { mandate, tenant } = found;
-  if (mandate.form_token_hash === null || sha256(answer.formToken) !== mandate.form_token_hash) {
+  const view = await viewOf(ctx, mandate, tenant);
+  // Another site's post, an older page's, or one whose words have changed since (a payment recorded meanwhile).
+  if (
+    mandate.form_token_hash === null ||
+    formTokenHash(answer.formToken, view.text) !== mandate.form_token_hash
+  ) {
     return { done: false, reason: 'forged', business: null };
   }
-  const view = await viewOf(ctx, mandate, tenant);
   const used: ConsentOutcome = { done: false, reason: 'used', business: view.business };
   const now = tenant.clock.now().toISOString();
   const outcome = await inTransaction(ctx, async (trx): Promise<ConsentOutcome> => {
