@@ -141,11 +141,11 @@ describe('the consent page', () => {
     for (const text of [
       'Test workspace',
       'Chidi Okeke',
-      'gatewayA',
-      '₦300.00 every month',
-      '25 Jan 2028',
-      '25 Feb 2028',
-      '25 Mar 2028',
+      'Gateway A',
+      '3 payments of ₦300.00, every month',
+      'Tuesday 25 January 2028',
+      'Friday 25 February 2028',
+      'Saturday 25 March 2028',
     ]) {
       assert.ok(page.body.includes(text), `the page shows ${text}`);
     }
@@ -161,7 +161,7 @@ describe('the consent page', () => {
     const mandate = await newMandate(api, { schedule_id: schedule.id });
     const res = await consent(t, mandate.consent_url, 'approve');
     assert.equal(res.statusCode, 200, res.body);
-    assert.match(res.body, /you approved/i);
+    assert.match(res.body, /You approved automatic payments to Test workspace/);
     const after = (await api.get(`/payment-mandates/${mandate.id}`)).body.data;
     assert.equal(after.status, 'active');
     assert.equal(after.consented_at, NOW);
@@ -170,7 +170,7 @@ describe('the consent page', () => {
     assert.equal(after.consent.user_agent, 'TestBrowser/1.0');
     assert.match(
       after.consent.text_shown,
-      /^Test workspace may collect ₦300\.00 every month, starting 25 Jan 2028/,
+      /^Test workspace may collect ₦900\.00 in all from Chidi Okeke for Phone by automatic debit through Gateway A, in 3 payments of ₦300\.00, every month from Tuesday 25 January 2028 to Saturday 25 March 2028\./,
     );
     assert.equal(
       after.consent.text_sha256,

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import type { TestApp } from '../helpers/app.js';
+import { setBusiness } from '../helpers/business.js';
 import { newSchedule } from '../helpers/collections.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
 import { notification, notify, providerSetting } from '../helpers/providers.js';
@@ -10,6 +11,9 @@ import { assertAccessible, screenshots, serveAndBrowse } from './browser.js';
 
 // Test mode's checkout page, standing in for a provider's: what a payer sees of an instalment paid in part, paid
 // in full, and no longer asked for.
+
+/** The browser's getComputedStyle, run in the page (these tests are compiled without the DOM's types). */
+type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; color: string } };
 
 let t: TestApp;
 let browser: Browser;
@@ -39,8 +43,16 @@ async function dueCheckout(api: any, workspaceId: string, title: string) {
   return { plan, schedule, url: due.checkout_url as string };
 }
 
+const textOf = async (page: Page) => (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+
 test('a payer pays what is left of an instalment paid in part; the link then says it is paid', async () => {
-  const { api, workspaceId } = await newWorkspace(t);
+  const { api, workspaceId } = await newWorkspace(t, { timezone: 'Africa/Lagos' });
+  await setBusiness(t, workspaceId, {
+    name: 'Ade Motors',
+    support_email: 'help@ademotors.ng',
+    support_phone: '+2348031234567',
+    brand_color: '#0b6e4f',
+  });
   const setting = await providerSetting(t, workspaceId, 'gatewayA');
   const { plan, url } = await dueCheckout(api, workspaceId, 'Freezer');
   const checkoutId = new URL(url).pathname.split('/').pop() as string;
@@ -57,20 +69,43 @@ test('a payer pays what is left of an instalment paid in part; the link then say
 
   const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
   assert.equal((await page.goto(url))?.status(), 200);
-  const text = (await page.locator('main').textContent()) ?? '';
-  for (const shown of ['Pay Test workspace', '₦300.00', 'Test mode']) {
+  const text = await textOf(page);
+  for (const shown of [
+    'Pay Ade Motors',
+    'Test mode',
+    'For Freezer',
+    'Customer Chinedu Okafor',
+    'Paid to Ade Motors',
+    'Amount ₦450.00 Paid so far ₦150.00 Left to pay ₦300.00',
+    'Questions about this payment? Contact Ade Motors',
+  ]) {
     assert.ok(text.includes(shown), `the payer sees ${shown}: ${text}`);
   }
+  assert.match(text, /Due \w+day \d{1,2} \w+ \d{4}/);
+  assert.equal(
+    await page
+      .locator('.approve')
+      .evaluate((e) => (globalThis as unknown as Styles).getComputedStyle(e).backgroundColor),
+    'rgb(11, 110, 79)',
+  );
   await screenshots(page, 'checkout-rest');
   await assertAccessible(browser, page);
 
+  await page.setViewportSize({ width: 360, height: 740 });
   await page.getByRole('button', { name: 'Pay ₦300.00' }).click();
   await page.waitForLoadState();
   assert.equal(await page.locator('h1').textContent(), 'Paid');
+  assert.ok((await textOf(page)).includes('Thank you: your payment of ₦300.00 is recorded. For Freezer'));
   await screenshots(page, 'checkout-paid');
+  await assertAccessible(browser, page);
+  await page.setViewportSize({ width: 360, height: 740 });
   const plain = await page.goto(url);
   assert.equal(plain?.status(), 200);
   assert.equal(await page.locator('h1').textContent(), 'Already paid');
+  assert.match(
+    await textOf(page),
+    /Freezer, due \w+day .*, was paid to Ade Motors on \w+day \d{1,2} \w+ \d{4}\./,
+  );
   assert.equal(await page.getByRole('button').count(), 0);
   await screenshots(page, 'checkout-already-paid');
   await assertAccessible(browser, page);
@@ -92,6 +127,7 @@ test("a cancelled schedule's checkout link says it is no longer due, and takes n
   const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
   assert.equal((await page.goto(url))?.status(), 410);
   assert.equal(await page.locator('h1').textContent(), 'No longer due');
+  assert.match(await textOf(page), /Test workspace no longer asks for Sewing machine, due \w+day/);
   assert.equal(await page.getByRole('button').count(), 0);
   await screenshots(page, 'checkout-no-longer-due');
   await assertAccessible(browser, page);

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { client } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
+import { type BusinessSettings, setBusiness } from '../helpers/business.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
-import { ARTIFACTS, assertAccessible, screenshots, serveAndBrowse } from './browser.js';
+import { assertAccessible, screenshots, serveAndBrowse } from './browser.js';
+
+/** The browser's getComputedStyle, run in the page (these tests are compiled without the DOM's types). */
+type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; color: string } };
 
 let t: TestApp;
 let browser: Browser;
@@ -17,18 +20,31 @@ after(async () => {
   await t?.close();
 });
 
-test('a payer opens the consent link, sees what will be collected, approves; the link is then used', async () => {
-  const { api } = await newWorkspace(t);
+const DAY = 86_400_000;
+
+/**
+ * A Lagos business (Ade Motors, its contact and colour unless given) selling a generator of ₦40,000.00 in monthly
+ * instalments of ₦15,000.00 from tomorrow, collected by automatic debit; a mandate for it, with its consent URL.
+ */
+async function generatorMandate(settings: Partial<BusinessSettings> = {}) {
+  const ws = await newWorkspace(t, { timezone: 'Africa/Lagos' });
+  await setBusiness(t, ws.workspaceId, {
+    name: 'Ade Motors',
+    support_email: 'help@ademotors.ng',
+    support_phone: '+2348031234567',
+    brand_color: '#0b6e4f',
+    ...settings,
+  });
+  const { api } = ws;
   const customer = await newCustomer(api, { name: 'Amaka Eze' });
-  const plan = await newTrack(api, { customerId: customer.id, amount: 450_000, title: 'Generator' });
+  const plan = await newTrack(api, { customerId: customer.id, amount: 4_000_000, title: 'Generator' });
   const schedule = (
     await api.post('/collection-schedules', {
       target_type: 'payment_plan',
       target_id: plan.id,
-      frequency: 'monthly',
-      fixed_amount: 150_000,
-      start_date: new Date(Date.now() + 86_400_000).toISOString(),
-      end_date: new Date(Date.now() + 70 * 86_400_000).toISOString(),
+      frequency: 'installment_sequence',
+      fixed_amount: 1_500_000,
+      start_date: new Date(Date.now() + DAY).toISOString(),
       collection_method: 'auto_debit',
     })
   ).body.data;
@@ -38,29 +54,57 @@ test('a payer opens the consent link, sees what will be collected, approves; the
     schedule_id: schedule.id,
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  const mandate = created.body.data;
+  return { ...ws, mandate: created.body.data };
+}
 
+const textOf = async (page: Page) => (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+
+function assertShows(text: string, shown: (string | RegExp)[]) {
+  for (const s of shown) {
+    assert.ok(typeof s === 'string' ? text.includes(s) : s.test(text), `the payer sees ${s}: ${text}`);
+  }
+}
+
+/** The masthead's and the main button's colours, as the browser computed them (the style was allowed to apply). */
+async function brandOf(page: Page, selector: string) {
+  return page.locator(selector).evaluate((e) => {
+    const style = (globalThis as unknown as Styles).getComputedStyle(e);
+    return [style.backgroundColor, style.color];
+  });
+}
+
+test('a payer reads what will be collected, approves, and is told what happens next; the link is then used and says whose it was', async () => {
+  const { api, mandate } = await generatorMandate();
   const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
   const response = await page.goto(mandate.consent_url);
   assert.equal(response?.status(), 200);
-  const text = (await page.locator('main').textContent()) ?? '';
-  for (const shown of [
-    'Test workspace',
-    'Amaka Eze',
-    'gatewayA',
-    '₦1,500.00 every month',
+  assertShows(await textOf(page), [
+    'Authorise automatic payments to Ade Motors',
+    'Ade Motors may collect ₦40,000.00 in all from Amaka Eze for Generator by automatic debit through Gateway A, in 3 payments every month from',
+    '2 payments of ₦15,000.00 and a last payment of ₦10,000.00',
+    /This link works once, until \d{1,2} \w{3} \d{4}, \d\d:\d\d \(Lagos time\)/,
+    'help@ademotors.ng',
+    '+234 803 123 4567',
     'Approve',
     'Decline',
-  ]) {
-    assert.ok(text.includes(shown), `the payer sees ${shown}`);
-  }
+  ]);
+  assert.doesNotMatch(await textOf(page), /gatewayA|UTC/);
+  assert.deepEqual(await brandOf(page, '.masthead'), ['rgb(11, 110, 79)', 'rgb(255, 255, 255)']);
+  assert.deepEqual(await brandOf(page, '.approve'), ['rgb(11, 110, 79)', 'rgb(255, 255, 255)']);
   await screenshots(page, 'consent');
   await assertAccessible(browser, page);
 
+  await page.setViewportSize({ width: 360, height: 740 });
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.waitForLoadState();
-  assert.match((await page.locator('h1').textContent()) ?? '', /you approved/i);
-  await page.screenshot({ path: path.join(ARTIFACTS, 'consent-approved-1280.png'), fullPage: true });
+  assert.equal(await page.locator('h1').textContent(), 'You approved automatic payments to Ade Motors');
+  assertShows(await textOf(page), [
+    'What happens next',
+    /The first payment, ₦15,000\.00, will be collected on \w+day \d{1,2} \w+ \d{4} from your account through Gateway A/,
+    'To stop these payments, or if anything is wrong, contact Ade Motors',
+  ]);
+  await screenshots(page, 'consent-approved');
+  await assertAccessible(browser, page);
 
   assert.equal(
     (await client(t, null).get(`/payment-mandates/${mandate.id}`)).status,
@@ -71,9 +115,63 @@ test('a payer opens the consent link, sees what will be collected, approves; the
   assert.equal(after.status, 'active');
   assert.equal(after.consent.ip, '127.0.0.1');
   assert.match(after.consent.user_agent, /Chrome/);
+  assert.match(after.consent.text_shown, /^Ade Motors may collect ₦40,000\.00 in all/);
 
+  await page.setViewportSize({ width: 360, height: 740 });
   const again = await page.goto(mandate.consent_url);
   assert.equal(again?.status(), 410);
-  assert.match((await page.locator('h1').textContent()) ?? '', /already used/i);
+  assert.equal(await page.locator('h1').textContent(), 'Link already used');
+  assertShows(await textOf(page), [
+    'This link to authorise automatic payments to Ade Motors has already been answered',
+    'help@ademotors.ng',
+  ]);
+  await screenshots(page, 'consent-used');
+  await assertAccessible(browser, page);
+  await page.close();
+});
+
+test('declining: nothing will be taken, what is still owed; a light brand colour takes dark text', async () => {
+  const { mandate } = await generatorMandate({ brand_color: '#ffd400' });
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+  assert.equal((await page.goto(mandate.consent_url))?.status(), 200);
+  assert.deepEqual(await brandOf(page, '.approve'), ['rgb(255, 212, 0)', 'rgb(0, 0, 0)']);
+  await screenshots(page, 'consent-light-brand');
+  await assertAccessible(browser, page);
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.getByRole('button', { name: 'Decline' }).click();
+  await page.waitForLoadState();
+  assert.equal(await page.locator('h1').textContent(), 'You declined');
+  assertShows(await textOf(page), [
+    'nothing will be taken from your account',
+    /What you owe is still due: the next payment, ₦15,000\.00, on \w+day/,
+    'To pay another way, or for a new link if you change your mind, contact Ade Motors',
+  ]);
+  await screenshots(page, 'consent-declined');
+  await assertAccessible(browser, page);
+  await page.close();
+});
+
+test('an expired link names the business and where to ask for a new one; an unknown one stays neutral', async () => {
+  const { api, mandate } = await generatorMandate({ support_email: null });
+  assert.equal((await api.post('/account/test-clock/advance', { hours: 25 })).status, 200);
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+  assert.equal((await page.goto(mandate.consent_url))?.status(), 410);
+  assert.equal(await page.locator('h1').textContent(), 'Link expired');
+  assertShows(await textOf(page), [
+    'This link to authorise automatic payments to Ade Motors has expired',
+    'For a new link, contact Ade Motors',
+    '+234 803 123 4567',
+  ]);
+  await screenshots(page, 'consent-expired');
+  await assertAccessible(browser, page);
+
+  await page.setViewportSize({ width: 360, height: 740 });
+  const unknown = new URL(mandate.consent_url);
+  unknown.pathname = `/consent/ct_${'B'.repeat(43)}`;
+  assert.equal((await page.goto(unknown.toString()))?.status(), 404);
+  assert.equal(await page.locator('h1').textContent(), 'Link not found');
+  assert.doesNotMatch(await textOf(page), /Ade Motors/);
+  await screenshots(page, 'consent-unknown');
+  await assertAccessible(browser, page);
   await page.close();
 });

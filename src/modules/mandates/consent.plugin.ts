@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { isCrossSitePost, PAGE_HEADERS } from '../../http/html-page.js';
+import { isCrossSitePost, pageHeaders } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
 import { AppError } from '../../lib/app-error.js';
+import type { BusinessCard } from '../workspaces/workspaces.service.js';
 import { answeredPage, type ClosedPage, closedPage, consentForm } from './consent.page.js';
 import { answerConsent, showConsent } from './consent.service.js';
 
@@ -10,13 +11,14 @@ import { answerConsent, showConsent } from './consent.service.js';
 const PER_IP_PER_MINUTE = 30;
 const TOKEN = /^ct_[A-Za-z0-9_-]{43}$/;
 
-function send(reply: FastifyReply, status: number, html: string) {
-  return reply.code(status).headers(PAGE_HEADERS).send(html);
+/** A page, with the headers that allow its styles (the business's brand colour among them). */
+function send(reply: FastifyReply, status: number, html: string, business: BusinessCard | null = null) {
+  return reply.code(status).headers(pageHeaders(business?.brandColor)).send(html);
 }
 
-function closed(reply: FastifyReply, reason: ClosedPage) {
-  const { status, html } = closedPage(reason);
-  return send(reply, status, html);
+function closed(reply: FastifyReply, reason: ClosedPage, business: BusinessCard | null = null) {
+  const { status, html } = closedPage(reason, business);
+  return send(reply, status, html, business);
 }
 
 /**
@@ -51,8 +53,8 @@ export const consentPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   app.get<{ Params: { token: string } }>('/:token', { schema: { hide: true } }, async (request, reply) => {
     if (!TOKEN.test(request.params.token)) return closed(reply, 'unknown');
     const shown = await showConsent(ctx, request.params.token);
-    if (!shown.open) return closed(reply, shown.reason);
-    return send(reply, 200, consentForm(shown.view, shown.formToken, shown.expiresAt));
+    if (!shown.open) return closed(reply, shown.reason, shown.business);
+    return send(reply, 200, consentForm(shown.view, shown.formToken, shown.expiresAt), shown.view.business);
   });
 
   app.post<{ Params: { token: string }; Body: Record<string, string> | undefined }>(
@@ -76,8 +78,8 @@ export const consentPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
             : null,
         log: request.log,
       });
-      if (!outcome.done) return closed(reply, outcome.reason);
-      return send(reply, 200, answeredPage(outcome.status, outcome.view));
+      if (!outcome.done) return closed(reply, outcome.reason, outcome.business);
+      return send(reply, 200, answeredPage(outcome.status, outcome.view), outcome.view.business);
     },
   );
 };

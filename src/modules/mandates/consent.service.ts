@@ -3,12 +3,16 @@ import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
-import { dateInWords } from '../../lib/calendar.js';
+import { localDate } from '../../lib/calendar.js';
+import { dayInWords } from '../../lib/in-words.js';
 import { formatMoney } from '../../lib/money.js';
 import type { Tenant } from '../../lib/tenant.js';
-import * as obligations from '../schedules/obligations.repository.js';
-import * as schedules from '../schedules/schedules.repository.js';
-import type { SchedulesTable } from '../schedules/schedules.table.js';
+import { getCustomerRow } from '../customers/customers.service.js';
+import { providerDisplayName } from '../providers/providers.service.js';
+import { type Collection, scheduleOutlook } from '../schedules/schedules.outlook.js';
+import { getTrackRow } from '../tracks/tracks.service.js';
+import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
+import { agreementText, cadenceOf, type Terms } from './consent.terms.js';
 import * as repo from './mandates.repository.js';
 import { randomToken, registerAndActivate, sha256, toApi } from './mandates.service.js';
 import type { ConsentEvidence, MandatesTable } from './mandates.table.js';
@@ -16,112 +20,139 @@ import type { ConsentEvidence, MandatesTable } from './mandates.table.js';
 /** Why a consent link shows no form. */
 export type ClosedReason = 'unknown' | 'used' | 'expired';
 
-/** What the payer is asked to agree to. */
-export interface ConsentView {
-  business: string;
-  payer: string;
-  provider: string;
-  /** The agreement, word for word: shown on the page and kept, with its hash, as evidence. */
-  text: string;
-  /** The first collections, as dates and amounts people read. */
-  collections: { date: string; amount: string }[];
+/** A link that shows no form: why, and (for a token this server issued) the business that sent it. */
+export interface Closed {
+  open: false;
+  reason: ClosedReason;
+  business: BusinessCard | null;
 }
 
-type Found = { open: true; mandate: MandatesTable; tenant: Tenant } | { open: false; reason: ClosedReason };
+/** A collection as the page lists it. */
+export interface CollectionShown {
+  date: string;
+  amount: string;
+}
+
+/** What the payer is asked to agree to, in the words and figures the pages show. */
+export interface ConsentView {
+  business: BusinessCard;
+  payer: string;
+  provider: string;
+  planTitle: string | null;
+  /** The agreement, word for word: shown on the page and kept, with its hash, as evidence. */
+  text: string;
+  /** Each collection when few; otherwise the first ones, `more` left out, then the last. */
+  collections: CollectionShown[];
+  more: { count: number; after: number } | null;
+  /** Repeats with no end: the collections are only its first ones. */
+  openEnded: boolean;
+  /** The first collection to come, and whether its day has already come (it is then collected at once). */
+  next: (CollectionShown & { due: boolean }) | null;
+}
+
+type Found = { open: true; mandate: MandatesTable; tenant: Tenant } | Closed;
 
 /** The mandate behind a consent token, and whether its page may still be answered. */
 async function find(ctx: AppContext, token: string): Promise<Found> {
   const mandate = await repo.findByConsentToken(ctx.db, sha256(token));
-  if (!mandate) return { open: false, reason: 'unknown' };
+  if (!mandate) return { open: false, reason: 'unknown', business: null };
   const tenant = await loadTenant(ctx.db, ctx.clock, {
     workspaceId: mandate.workspace_id,
     mode: mandate.mode,
   });
-  if (mandate.status === 'expired') return { open: false, reason: 'expired' };
-  if (mandate.status !== 'pending' || mandate.consented_at !== null) return { open: false, reason: 'used' };
-  if (mandate.consent_expires_at <= tenant.clock.now().toISOString())
-    return { open: false, reason: 'expired' };
+  const closed = (reason: ClosedReason): Promise<Closed> =>
+    businessCard(ctx.db, mandate.workspace_id).then((business) => ({ open: false, reason, business }));
+  if (mandate.status === 'expired') return closed('expired');
+  if (mandate.status !== 'pending' || mandate.consented_at !== null) return closed('used');
+  if (mandate.consent_expires_at <= tenant.clock.now().toISOString()) return closed('expired');
   return { open: true, mandate, tenant };
 }
 
-const EVERY: Record<string, [string, string]> = {
-  daily: ['every day', 'days'],
-  custom: ['every day', 'days'],
-  weekly: ['every week', 'weeks'],
-  monthly: ['every month', 'months'],
-};
+/** Lists of up to this many collections are shown whole; longer ones, their first three and their last. */
+const LISTED_WHOLE = 12;
 
-/** How often, in words: "every month", "every 2 weeks", "once". */
-function howOften(schedule: SchedulesTable, count: number): string {
-  const every = EVERY[schedule.frequency];
-  if (every)
-    return schedule.interval && schedule.interval > 1 ? `every ${schedule.interval} ${every[1]}` : every[0];
-  if (schedule.frequency === 'installment_sequence') return `in ${count} monthly instalments`;
-  if (schedule.frequency === 'flexible') return 'in one or more parts';
-  return 'once';
-}
-
-async function viewOf(ctx: AppContext, mandate: MandatesTable, tenant: Tenant): Promise<ConsentView> {
-  const workspace = await ctx.db
-    .selectFrom('workspaces')
-    .select('name')
-    .where('id', '=', mandate.workspace_id)
-    .executeTakeFirstOrThrow();
-  const payer = await ctx.db
-    .selectFrom('customers')
-    .select('name')
-    .where('id', '=', mandate.payer_id)
-    .executeTakeFirstOrThrow();
-  const schedule = mandate.schedule_id
-    ? await schedules.findRow(ctx.db, tenant, mandate.schedule_id)
-    : undefined;
-  const open = schedule ? await obligations.openOfSchedule(ctx.db, schedule.id) : [];
-  const collections = open
-    .slice(0, 3)
-    .map((o) => ({ date: dateInWords(o.due_date), amount: formatMoney(o.amount, o.currency) }));
-  const by = `${workspace.name} may collect`;
-  const from = `from ${payer.name} by automatic debit through ${mandate.provider}`;
-  const what = schedule
-    ? `${formatMoney(schedule.fixed_amount, schedule.currency)} ${howOften(schedule, open.length)}${
-        collections[0] ? `, starting ${collections[0].date},` : ''
-      }`
-    : 'the amounts agreed with you';
+function shownOf(collections: readonly Collection[], currency: string, openEnded: boolean) {
+  const show = (c: Collection) => ({ date: dayInWords(c.date), amount: formatMoney(c.amount, currency) });
+  if (openEnded) return { collections: collections.slice(0, 3).map(show), more: null };
+  if (collections.length <= LISTED_WHOLE) return { collections: collections.map(show), more: null };
+  const last = collections[collections.length - 1] as Collection;
   return {
-    business: workspace.name,
-    payer: payer.name,
-    provider: mandate.provider,
-    text: `${by} ${what} ${from}. You can withdraw this authority at any time by asking ${workspace.name}.`,
-    collections,
+    collections: [...collections.slice(0, 3), last].map(show),
+    more: { count: collections.length - 4, after: 3 },
   };
 }
 
-export type ConsentPage =
-  | { open: true; view: ConsentView; formToken: string; expiresAt: string }
-  | { open: false; reason: ClosedReason };
+async function viewOf(ctx: AppContext, mandate: MandatesTable, tenant: Tenant): Promise<ConsentView> {
+  const business = await businessCard(ctx.db, mandate.workspace_id);
+  const payer = await getCustomerRow(ctx.db, tenant, mandate.payer_id);
+  const outlook = mandate.schedule_id ? await scheduleOutlook(ctx.db, tenant, mandate.schedule_id) : null;
+  const plan = outlook?.trackId ? await getTrackRow(ctx.db, tenant, outlook.trackId) : undefined;
+  const schedule = outlook?.schedule;
+  const collections = outlook?.collections ?? [];
+  const openEnded = outlook?.endless ?? false;
+  const terms: Terms = {
+    business: business.name,
+    payer: payer.name,
+    provider: providerDisplayName(mandate.provider),
+    planTitle: plan?.title ?? null,
+    schedule: schedule
+      ? {
+          currency: schedule.currency,
+          cadence: cadenceOf(schedule.frequency, schedule.interval),
+          collections,
+          openEndedAmount: openEnded ? schedule.fixed_amount : null,
+        }
+      : null,
+  };
+  const first = collections[0];
+  const view = {
+    business,
+    payer: payer.name,
+    provider: terms.provider,
+    planTitle: terms.planTitle,
+    text: agreementText(terms),
+    openEnded,
+  };
+  if (!schedule || !first) return { ...view, collections: [], more: null, next: null };
+  return {
+    ...view,
+    ...shownOf(collections, schedule.currency, openEnded),
+    next: {
+      date: dayInWords(first.date),
+      amount: formatMoney(first.amount, schedule.currency),
+      due: first.date <= localDate(tenant.clock.now(), schedule.timezone),
+    },
+  };
+}
+
+export type ConsentPage = { open: true; view: ConsentView; formToken: string; expiresAt: string } | Closed;
 
 /**
- * What the consent page shows: the agreement and a fresh form token (its hash kept on the mandate: a post must
- * carry the token of a page this server rendered), or why the link no longer works.
+ * What the mandate keeps of a rendered page's form token: its hash bound to the words the page showed, so an
+ * answer counts only for the agreement exactly as the payer read it (the evidence kept is then those words).
+ */
+const formTokenHash = (formToken: string, text: string) => sha256(`${formToken}\n${sha256(text)}`);
+
+/**
+ * What the consent page shows: the agreement and a fresh form token (its hash, bound to the agreement's words,
+ * kept on the mandate: a post must carry the token of a page this server rendered, and the words must not have
+ * changed since), or why the link no longer works.
  */
 export async function showConsent(ctx: AppContext, token: string): Promise<ConsentPage> {
   const found = await find(ctx, token);
   if (!found.open) return found;
+  const view = await viewOf(ctx, found.mandate, found.tenant);
   const formToken = randomToken('ft');
   const kept = await repo.updateIn(
     ctx.db,
     found.tenant,
     found.mandate.id,
     ['pending'],
-    { form_token_hash: sha256(formToken) },
+    { form_token_hash: formTokenHash(formToken, view.text) },
     { awaitingConsent: true },
   );
-  if (!kept) return { open: false, reason: 'used' };
-  return {
-    open: true,
-    view: await viewOf(ctx, found.mandate, found.tenant),
-    formToken,
-    expiresAt: found.mandate.consent_expires_at,
-  };
+  if (!kept) return { open: false, reason: 'used', business: view.business };
+  return { open: true, view, formToken, expiresAt: found.mandate.consent_expires_at };
 }
 
 export interface ConsentAnswer {
@@ -134,7 +165,7 @@ export interface ConsentAnswer {
 
 export type ConsentOutcome =
   | { done: true; status: 'active' | 'pending' | 'failed'; view: ConsentView }
-  | { done: false; reason: ClosedReason | 'forged' };
+  | { done: false; reason: ClosedReason | 'forged'; business: BusinessCard | null };
 
 /**
  * The payer's answer. Approving keeps the evidence (time, address, browser, the words shown and their hash);
@@ -148,12 +179,17 @@ export async function answerConsent(
   answer: ConsentAnswer,
 ): Promise<ConsentOutcome> {
   const found = await find(ctx, token);
-  if (!found.open) return { done: false, reason: found.reason };
+  if (!found.open) return { done: false, reason: found.reason, business: found.business };
   const { mandate, tenant } = found;
-  if (mandate.form_token_hash === null || sha256(answer.formToken) !== mandate.form_token_hash) {
-    return { done: false, reason: 'forged' };
-  }
   const view = await viewOf(ctx, mandate, tenant);
+  // Another site's post, an older page's, or one whose words have changed since (a payment recorded meanwhile).
+  if (
+    mandate.form_token_hash === null ||
+    formTokenHash(answer.formToken, view.text) !== mandate.form_token_hash
+  ) {
+    return { done: false, reason: 'forged', business: null };
+  }
+  const used: ConsentOutcome = { done: false, reason: 'used', business: view.business };
   const now = tenant.clock.now().toISOString();
   const outcome = await inTransaction(ctx, async (trx): Promise<ConsentOutcome> => {
     const guard = { awaitingConsent: true, formTokenHash: mandate.form_token_hash as string };
@@ -166,7 +202,7 @@ export async function answerConsent(
         { status: 'failed', failure_reason: 'declined by the payer', form_token_hash: null, updated_at: now },
         guard,
       );
-      if (!failed) return { done: false, reason: 'used' };
+      if (!failed) return used;
       await recordEvent(trx, tenant, 'mandate.failed', toApi(failed), { status: 'pending' });
       return { done: true, status: 'failed', view };
     }
@@ -184,7 +220,7 @@ export async function answerConsent(
       { consented_at: now, consent: JSON.stringify(evidence), form_token_hash: null, updated_at: now },
       guard,
     );
-    if (!consented) return { done: false, reason: 'used' };
+    if (!consented) return used;
     return { done: true, status: 'pending', view };
   });
   if (!outcome.done || outcome.status !== 'pending') return outcome;

@@ -54,7 +54,10 @@ const Consent = Type.Object(
   {
     ip: Type.String(),
     user_agent: Nullable(Type.String()),
-    text_shown: Type.String({ description: 'The words the consent page showed the payer.' }),
+    text_shown: Type.String({
+      description:
+        'The agreement the consent page showed the payer, word for word: who may collect what from whom, for which plan, through which provider (by its display name), each amount, how many, the total and the first and last dates (or, for a schedule with no end and no plan, the amount, how often and from when). An answer counts only for the words its page showed: a page whose figures changed before the payer answered is refused and must be opened again.',
+    }),
     text_sha256: Type.String({ description: 'SHA-256 (hex) of text_shown.' }),
   },
   { title: 'MandateConsent' },
@@ -100,7 +103,7 @@ export const Mandate = Type.Object(
     consent_url: Nullable(
       Type.String({
         description:
-          'The page where the payer approves or declines: in the create response only (the token is stored hashed), and it works once.',
+          "The page where the payer approves or declines: in the create response only (the token is stored hashed), and it works once. It shows the agreement in plain words (see consent.text_shown), each collection's date and amount, the business's name, support e-mail and phone and brand colour (account settings), times in the workspace's time zone; a used or expired link names the business and how to reach it.",
       }),
     ),
     consent_expires_at: Instant,

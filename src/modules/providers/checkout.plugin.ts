@@ -1,35 +1,30 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { escapeHtml, isCrossSitePost, PAGE_HEADERS, page } from '../../http/html-page.js';
+import { isCrossSitePost, pageHeaders } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
 import { AppError } from '../../lib/app-error.js';
-import { dateInWords } from '../../lib/calendar.js';
-import { formatMoney } from '../../lib/money.js';
-import { payCheckout, showCheckout } from './checkout.service.js';
+import { alreadyPaidBody, checkoutPage, noLongerDueBody, paidBody, payForm } from './checkout.page.js';
+import { type CheckoutView, payCheckout, showCheckout } from './checkout.service.js';
 
 const CHECKOUT = /^chk_[A-Za-z0-9_-]{22}$/;
 
-function send(reply: FastifyReply, status: number, title: string, body: string) {
+/** A page, in the colour of the business behind the checkout when it is known. */
+function send(reply: FastifyReply, status: number, title: string, body: string, view?: CheckoutView) {
   return reply
     .code(status)
-    .headers(PAGE_HEADERS)
-    .send(page(title, `<h1>${escapeHtml(title)}</h1>${body}`));
+    .headers(pageHeaders(view?.business.brandColor))
+    .send(checkoutPage(title, body, view));
 }
 
 /** Also the answer to an address under /checkout that cannot be routed at all (bad percent-encoding). */
 export const notFound = (reply: FastifyReply) =>
   send(reply, 404, 'Checkout not found', '<p>This checkout link is not valid.</p>');
 
-const alreadyPaid = (reply: FastifyReply, business: string) =>
-  send(reply, 200, 'Already paid', `<p>This payment to ${escapeHtml(business)} is done.</p>`);
+const alreadyPaid = (reply: FastifyReply, view: CheckoutView) =>
+  send(reply, 200, 'Already paid', alreadyPaidBody(view), view);
 
-const noLongerDue = (reply: FastifyReply, business: string) =>
-  send(
-    reply,
-    410,
-    'No longer due',
-    `<p>${escapeHtml(business)} no longer asks for this payment, so it cannot be paid here and nothing was paid. Contact them if you think you owe it.</p>`,
-  );
+const noLongerDue = (reply: FastifyReply, view: CheckoutView) =>
+  send(reply, 410, 'No longer due', noLongerDueBody(view), view);
 
 /**
  * Test mode's checkout page, standing in for the provider's hosted one: it shows what is due and a pay button
@@ -68,16 +63,9 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   app.get<{ Params: { id: string } }>('/:id', { schema: { hide: true } }, async (request, reply) => {
     const view = CHECKOUT.test(request.params.id) ? await showCheckout(ctx, request.params.id) : undefined;
     if (!view) return notFound(reply);
-    if (view.state === 'paid') return alreadyPaid(reply, view.business);
-    if (view.state === 'closed') return noLongerDue(reply, view.business);
-    return send(
-      reply,
-      200,
-      `Pay ${view.business}`,
-      `<p class="note">Test mode: no money moves.</p>
-<dl><dt>Amount</dt><dd>${escapeHtml(formatMoney(view.amount, view.currency))}</dd><dt>Due</dt><dd>${escapeHtml(dateInWords(view.dueDate))}</dd></dl>
-<form method="post"><div class="actions"><button class="approve" type="submit">Pay ${escapeHtml(formatMoney(view.amount, view.currency))}</button></div></form>`,
-    );
+    if (view.state === 'paid') return alreadyPaid(reply, view);
+    if (view.state === 'closed') return noLongerDue(reply, view);
+    return send(reply, 200, `Pay ${view.business.name}`, payForm(view), view);
   });
 
   app.post<{ Params: { id: string } }>('/:id', { schema: { hide: true } }, async (request, reply) => {
@@ -87,11 +75,9 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     }
     const paid = await payCheckout(ctx, request.params.id);
     if (!paid) return notFound(reply);
-    if (paid.handled) return send(reply, 200, 'Paid', '<p>Thank you: the payment is recorded.</p>');
-    if (paid.state === 'closed') {
-      const view = await showCheckout(ctx, request.params.id);
-      return noLongerDue(reply, view?.business ?? 'The business');
-    }
-    return send(reply, 200, 'Already paid', '<p>This payment was made before.</p>');
+    if (paid.handled) return send(reply, 200, 'Paid', paidBody(paid.view), paid.view);
+    // Paid or closed meanwhile: the page as it now is.
+    const now = (await showCheckout(ctx, request.params.id)) ?? paid.view;
+    return paid.state === 'closed' ? noLongerDue(reply, now) : alreadyPaid(reply, now);
   });
 };

@@ -4,10 +4,16 @@ import type { AppContext } from '../../context.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
+import { localDate } from '../../lib/calendar.js';
+import { toSafeInteger } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { Ports } from '../../ports/ports.js';
+import { getCustomerRow } from '../customers/customers.service.js';
 import { type Destination, type Received, receiveProviderMoney } from '../payments/payments.receive.js';
+import { scheduleOutlook } from '../schedules/schedules.outlook.js';
 import { type ObligationsTable, OPEN_OBLIGATION, RAIL_PROVIDER } from '../schedules/schedules.table.js';
+import { getTrackRow } from '../tracks/tracks.service.js';
+import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
 import type { NotificationOutcome } from './providers.table.js';
 
 /** What became of money reported for a checkout, a transfer or a charge. */
@@ -122,12 +128,51 @@ function stateOf(obligation: ObligationsTable): CheckoutState {
   return obligation.status === 'paid' || obligation.checkout_completed_at !== null ? 'paid' : 'closed';
 }
 
+/** Where an obligation stands among its schedule's: the 2nd of 3, or the 5th of a schedule with no end. */
+export interface Instalment {
+  number: number;
+  of: number | null;
+}
+
 export interface CheckoutView {
-  business: string;
+  business: BusinessCard;
+  /** Who pays: the customer of the plan; null for a schedule with no plan. */
+  customer: string | null;
+  planTitle: string | null;
+  instalment: Instalment | null;
+  /** What the obligation asks in all, what is paid of it, and what is left (what the page takes). */
+  asked: number;
+  paid: number;
   amount: number;
   currency: string;
   dueDate: string;
+  /** When it was paid in full, as a date in the business's zone; null while it is not. */
+  paidOn: string | null;
   state: CheckoutState;
+}
+
+/**
+ * Where the obligation stands among the ones its schedule asks (cancelled ones left out, so none for a cancelled
+ * one), counting those later top-ups will add until its plan is covered; "of" unknown when there is no end.
+ */
+async function instalmentOf(ctx: AppContext, tenant: Tenant, obligation: ObligationsTable) {
+  if (obligation.status === 'cancelled') return null;
+  const outlook = await scheduleOutlook(ctx.db, tenant, obligation.schedule_id);
+  if (!outlook) return null;
+  const counted = (upTo: number | null) => {
+    let q = ctx.db
+      .selectFrom('obligations')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('schedule_id', '=', obligation.schedule_id)
+      .where('status', '!=', 'cancelled');
+    if (upTo !== null) q = q.where('sequence', '<=', upTo);
+    return q.executeTakeFirstOrThrow().then((row) => toSafeInteger(row.n, 'obligations'));
+  };
+  const number = await counted(obligation.sequence);
+  const of = outlook.endless ? null : (await counted(null)) + outlook.ahead;
+  // A payment that stands alone is no instalment.
+  if (of === 1) return null;
+  return { number, of };
 }
 
 /** The simulated checkout behind a test-mode checkout page, and its tenant. */
@@ -139,16 +184,21 @@ async function find(ctx: AppContext, checkoutId: string) {
     .executeTakeFirst();
   if (obligation?.mode !== 'test') return undefined;
   const tenant = await loadTenant(ctx.db, ctx.clock, { workspaceId: obligation.workspace_id, mode: 'test' });
-  const workspace = await ctx.db
-    .selectFrom('workspaces')
-    .select('name')
-    .where('id', '=', obligation.workspace_id)
-    .executeTakeFirstOrThrow();
+  const business = await businessCard(ctx.db, obligation.workspace_id);
+  const plan = obligation.track_id ? await getTrackRow(ctx.db, tenant, obligation.track_id) : undefined;
+  const customer = plan ? await getCustomerRow(ctx.db, tenant, plan.customer_id) : undefined;
+  const paidAt = obligation.paid_at ?? obligation.checkout_completed_at;
   const view: CheckoutView = {
-    business: workspace.name,
+    business,
+    customer: customer?.name ?? null,
+    planTitle: plan?.title ?? null,
+    instalment: await instalmentOf(ctx, tenant, obligation),
+    asked: obligation.amount,
+    paid: obligation.amount_paid,
     amount: obligation.amount - obligation.amount_paid,
     currency: obligation.currency,
     dueDate: obligation.due_date,
+    paidOn: paidAt ? localDate(paidAt, business.timeZone) : null,
     state: stateOf(obligation),
   };
   return { obligation, tenant, view };
@@ -166,11 +216,11 @@ export async function showCheckout(ctx: AppContext, checkoutId: string): Promise
 export async function payCheckout(
   ctx: AppContext,
   checkoutId: string,
-): Promise<{ state: CheckoutState; handled: Handled | null } | undefined> {
+): Promise<{ state: CheckoutState; handled: Handled | null; view: CheckoutView } | undefined> {
   const found = await find(ctx, checkoutId);
   if (!found) return undefined;
-  const { tenant } = found;
-  return inTransaction(ctx, async (trx) => {
+  const { tenant, view } = found;
+  const paid = await inTransaction(ctx, async (trx) => {
     const open = await trx
       .updateTable('obligations')
       .set({ updated_at: sql`updated_at` })
@@ -190,6 +240,7 @@ export async function payCheckout(
       paidAt: tenant.clock.now().toISOString(),
       reference: null,
     });
-    return { state: 'paid', handled };
+    return { state: 'paid' as const, handled };
   });
+  return { ...paid, view };
 }

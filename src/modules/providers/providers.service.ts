@@ -67,3 +67,17 @@ export async function setProvider(
   await db.insertInto('provider_settings').values(setting).execute();
   return { setting, created: true };
 }
+
+/** Names payers know providers by; the seed's two test rails get readable names too. */
+const DISPLAY_NAMES: Record<string, string> = {
+  paystack: 'Paystack',
+  stripe: 'Stripe',
+  flutterwave: 'Flutterwave',
+  gatewaya: 'Gateway A',
+  gatewayb: 'Gateway B',
+};
+
+/** A provider's name as payers know it ("paystack": "Paystack"); a name not in the table as it was given. */
+export function providerDisplayName(provider: string): string {
+  return DISPLAY_NAMES[provider.toLowerCase()] ?? provider;
+}

@@ -85,3 +85,28 @@ export function workspaceToView(row: WorkspacesTable) {
     createdAt: row.created_at,
   };
 }
+
+/** What the pages a payer sees show of the business behind them. */
+export interface BusinessCard {
+  name: string;
+  supportEmail: string | null;
+  supportPhone: string | null;
+  brandColor: string | null;
+  /** Times on its pages are written in this zone. */
+  timeZone: string;
+}
+
+export async function businessCard(db: DbOrTrx, workspaceId: string): Promise<BusinessCard> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select(['name', 'support_email', 'support_phone', 'brand_color', 'timezone'])
+    .where('id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return {
+    name: row.name,
+    supportEmail: row.support_email,
+    supportPhone: row.support_phone,
+    brandColor: row.brand_color,
+    timeZone: row.timezone,
+  };
+}
