@@ -110,7 +110,11 @@ export const expectations: Record<string, Expectation> = {
   },
 
   async 'auto-debit'(stdout, api) {
-    assert.match(stdout, /<h1>[^<]+<\/h1>/, 'the consent page answered the approval');
+    assert.match(
+      stdout,
+      /<p class="agreement">Mama Put Stores may collect ₦3,000\.00 in all from Ada Obi for Laptop, 3 monthly debits by automatic debit through Gateway A, in 3 payments of ₦1,000\.00, every month from [A-Z][a-z]+day \d{1,2} [A-Z][a-z]+ \d{4} to [A-Z][a-z]+day \d{1,2} [A-Z][a-z]+ \d{4}\./,
+    );
+    assert.match(stdout, /<h1>You approved automatic payments to Mama Put Stores<\/h1>/);
     const [advanced, attempts, plan] = answers(stdout).map(ok);
     assert.ok(advanced.now, 'the advance answers the new time');
     assert.equal(attempts.items.length, 1);
