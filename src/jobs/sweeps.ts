@@ -43,21 +43,17 @@ export interface SweepDefinition {
   /**
    * For work that falls due with time: the earliest instant strictly after `scope.now` at which this sweep will
    * find something in the scope, as things stand (null: nothing ahead). A test clock's advance steps from one
-   * such instant to the next. Without it, the sweep's work does not come due with time (what failed and is tried
-   * again, bookkeeping): it runs at every step.
+   * such instant to the next, running at each the sweeps due then. Without it, the sweep's work does not come
+   * due with time (what failed and is tried again, bookkeeping): an advance runs it at its first and last steps.
    */
   nextDueAfter?(ctx: AppContext, scope: SweepScope): Promise<Date | null>;
   /**
-   * Sweeps whose work this one's can make due at once (an attempt created when its obligation falls due is due
-   * itself): when it handled something, the worker runs them on the same scope, at the same instant, right
-   * after it, so that work never waits for their next turn.
+   * Sweeps whose work this one's can make due at the same instant (an attempt created when its obligation falls
+   * due is due itself; a mandate activated lets blocked attempts run): when it handled something, they run right
+   * after it on the same scope, at the same instant, in the worker as in an advance, so that work never waits
+   * for their next turn. An advance relies on it between its first and last steps.
    */
   feeds?: readonly string[];
-  /**
-   * Bookkeeping that no other sweep reads and that comes out the same whenever it runs (report rollups): an
-   * advance runs it at its last step only, not at every instant on the way.
-   */
-  bookkeeping?: boolean;
 }
 
 /** The earliest of stored instants (ISO text from both databases), as a Date; null when there is none. */
@@ -191,6 +187,36 @@ export async function runSweepsNow(ctx: AppContext, scope: SweepScope): Promise<
   return (await runSweepsWithin(ctx, scope)).ran;
 }
 
+/**
+ * Runs the sweeps named in `due` on one scope, in the registry's order, and with them the sweeps fed by one that
+ * handled something (in a next pass when they come earlier in the order), within `budget` as `runSweepsWithin`.
+ */
+async function runDue(
+  ctx: AppContext,
+  due: ReadonlySet<string>,
+  scope: SweepScope,
+  budget: number,
+): Promise<SweepsRun> {
+  const ran: Record<string, number> = Object.fromEntries(ctx.registry.sweeps.map((s) => [s.name, 0]));
+  const order = ctx.registry.sweeps.map((sweep) => sweep.name);
+  let total = 0;
+  let pending = new Set(due);
+  for (let pass = 0; pass < MAX_PASSES && pending.size > 0; pass++) {
+    const thisPass = pending;
+    pending = new Set();
+    for (const [index, sweep] of ctx.registry.sweeps.entries()) {
+      if (!thisPass.has(sweep.name)) continue;
+      if (total >= budget) return { ran, done: false };
+      const n = await sweep.run(ctx, Number.isFinite(budget) ? { ...scope, limit: budget - total } : scope);
+      ran[sweep.name] = (ran[sweep.name] ?? 0) + n;
+      total += n;
+      if (n === 0) continue;
+      for (const fed of sweep.feeds ?? []) (order.indexOf(fed) > index ? thisPass : pending).add(fed);
+    }
+  }
+  return { ran, done: true };
+}
+
 /** One workspace's mode, swept on a time of its own (a test clock's advance). */
 export type SweptTenant = Pick<SweepScope, 'mode' | 'workspaceId'>;
 
@@ -202,26 +228,25 @@ export interface SweepsThrough extends SweepsRun {
   reached: Date;
 }
 
-/** The earliest instant after `scope.now` at which any sweep has work in the scope; null when none has. */
-export async function nextDueAfter(ctx: AppContext, scope: SweepScope): Promise<Date | null> {
-  const after = scope.now.getTime();
-  const instants = await Promise.all(
-    ctx.registry.sweeps.map((sweep) => sweep.nextDueAfter?.(ctx, scope) ?? null),
-  );
-  let next: number | null = null;
-  for (const instant of instants) {
-    const ms = instant?.getTime();
-    if (ms !== undefined && ms > after && (next === null || ms < next)) next = ms;
+/** For each sweep that knows when its work falls due, the earliest instant after `scope.now` it has work at. */
+async function nextDueOfEach(ctx: AppContext, scope: SweepScope): Promise<Map<string, number>> {
+  const timed = ctx.registry.sweeps.filter((sweep) => sweep.nextDueAfter);
+  const instants = await Promise.all(timed.map((sweep) => sweep.nextDueAfter?.(ctx, scope)));
+  const next = new Map<string, number>();
+  for (const [i, sweep] of timed.entries()) {
+    const at = instants[i]?.getTime();
+    if (at !== undefined && at > scope.now.getTime()) next.set(sweep.name, at);
   }
-  return next === null ? null : new Date(next);
+  return next;
 }
 
 /**
  * Steps a tenant through time from `from` to `to`, as a worker running at every instant on the way would: at
- * each instant where something falls due (`nextDueAfter`), in order, every sweep runs as of that instant until
- * a whole pass finds nothing more, so each record is handled at its own time and the work one step makes (an
- * attempt, a retry, a reminder) is done at its own instant too. Bookkeeping sweeps run at `to` alone. At most
- * `budget` records in all: when it runs out, the run stops and says which step to go on from.
+ * each instant where something falls due (`nextDueAfter`), in order, the sweeps due then run as of that instant,
+ * with the sweeps they feed, so each record is handled at its own time and the work one step makes (an attempt,
+ * a retry, a reminder) is done at its own instant too. The first and last steps run every sweep until a whole
+ * pass finds nothing more (what changed since the last sweep, and work no instant announces). At most `budget`
+ * records in all: when it runs out, the run stops and says which step to go on from.
  */
 export async function runSweepsThrough(
   ctx: AppContext,
@@ -231,20 +256,27 @@ export async function runSweepsThrough(
   budget = Number.POSITIVE_INFINITY,
 ): Promise<SweepsThrough> {
   const ran: Record<string, number> = Object.fromEntries(ctx.registry.sweeps.map((s) => [s.name, 0]));
-  const onTheWay = ctx.registry.sweeps.filter((sweep) => !sweep.bookkeeping);
   let total = 0;
   let at = from.getTime() < to.getTime() ? from : to;
+  /** The sweeps due at `at`; null on the first step, which runs them all. */
+  let due: ReadonlySet<string> | null = null;
   for (;;) {
     const last = at.getTime() >= to.getTime();
     const scope: SweepScope = { ...tenant, now: at };
-    const step = await runPasses(ctx, last ? ctx.registry.sweeps : onTheWay, scope, budget - total);
+    const left = budget - total;
+    const step =
+      due === null || last
+        ? await runPasses(ctx, ctx.registry.sweeps, scope, left)
+        : await runDue(ctx, due, scope, left);
     for (const [name, n] of Object.entries(step.ran)) {
       ran[name] = (ran[name] ?? 0) + n;
       total += n;
     }
     if (!step.done) return { ran, done: false, reached: at };
     if (last) return { ran, done: true, reached: to };
-    const next = await nextDueAfter(ctx, scope);
-    at = next === null || next.getTime() > to.getTime() ? to : next;
+    const next = await nextDueOfEach(ctx, scope);
+    const nextAt = Math.min(to.getTime(), ...next.values());
+    at = new Date(nextAt);
+    due = new Set([...next].filter(([, ms]) => ms === nextAt).map(([name]) => name));
   }
 }

@@ -65,4 +65,6 @@ export const mandateActivationSweep: SweepDefinition = {
     }
     return handled;
   },
+  // Attempts blocked for want of an active mandate may run at once.
+  feeds: ['attempts.run'],
 };

@@ -40,5 +40,4 @@ export const rollupSweep: SweepDefinition = {
     }
     return handled;
   },
-  bookkeeping: true,
 };

@@ -88,4 +88,6 @@ export const topUpSweep: SweepDefinition = {
       .executeTakeFirst();
     return earliest(row?.next);
   },
+  // The obligations it makes are looked at by these at once (one already due, say, or its reminder stage).
+  feeds: ['obligations.overdue', 'attempts.create', 'reminders.schedule'],
 };
