@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { inTransaction } from '../../src/db/unit-of-work.js';
+import { enqueue } from '../../src/jobs/queue.js';
 import { sweepJob } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { finishAdvanceJob } from '../../src/modules/test-clock/test-clock.job.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { approvedMandate, newSchedule } from '../helpers/collections.js';
@@ -397,5 +400,30 @@ describe('an advance with more work than its budget steps on in the worker', () 
       .where('workspace_id', '=', workspaceId)
       .executeTakeFirstOrThrow();
     assert.equal(done.swept_to, null);
+  });
+
+  test('an advance left advancing by a version that did not step is finished as of its target', async () => {
+    const { api, workspaceId } = await lagos(b);
+    const { schedule } = await monthly(api, 100_000, 'manual');
+    const offsetMs = 10 * DAY_MS;
+    const to = new Date(Date.parse(NOW) + offsetMs).toISOString();
+    await inTransaction(b.ctx, async (trx) => {
+      await trx
+        .insertInto('test_clocks')
+        .values({
+          workspace_id: workspaceId,
+          offset_ms: offsetMs,
+          status: 'advancing',
+          swept_to: null,
+          updated_at: NOW,
+        })
+        .execute();
+      await enqueue(trx, b.clock, finishAdvanceJob, { workspaceId, to, offsetMs });
+    });
+    await b.worker.drain();
+    assert.equal((await api.get('/account/test-clock')).body.data.status, 'ready');
+    const [first] = await obligationsOf(api, schedule.id);
+    assert.equal(first?.status, 'overdue');
+    assert.equal(first?.updated_at, to, 'its due work done as of the target, as that version did');
   });
 });
