@@ -44,7 +44,7 @@ export interface SweepDefinition {
    * For work that falls due with time: the earliest instant strictly after `scope.now` at which this sweep will
    * find something in the scope, as things stand (null: nothing ahead). A test clock's advance steps from one
    * such instant to the next, running at each the sweeps due then. Without it, the sweep's work does not come
-   * due with time (what failed and is tried again, bookkeeping): an advance runs it at its first and last steps.
+   * due with time (what failed and is tried again): an advance runs it at its first and last steps.
    */
   nextDueAfter?(ctx: AppContext, scope: SweepScope): Promise<Date | null>;
   /**
@@ -54,6 +54,11 @@ export interface SweepDefinition {
    * for their next turn. An advance relies on it between its first and last steps.
    */
   feeds?: readonly string[];
+  /**
+   * Bookkeeping that no other sweep reads and that comes out the same whenever it runs (report rollups): an
+   * advance runs it at its last step only.
+   */
+  bookkeeping?: boolean;
 }
 
 /** The earliest of stored instants (ISO text from both databases), as a Date; null when there is none. */
@@ -244,9 +249,10 @@ async function nextDueOfEach(ctx: AppContext, scope: SweepScope): Promise<Map<st
  * Steps a tenant through time from `from` to `to`, as a worker running at every instant on the way would: at
  * each instant where something falls due (`nextDueAfter`), in order, the sweeps due then run as of that instant,
  * with the sweeps they feed, so each record is handled at its own time and the work one step makes (an attempt,
- * a retry, a reminder) is done at its own instant too. The first and last steps run every sweep until a whole
- * pass finds nothing more (what changed since the last sweep, and work no instant announces). At most `budget`
- * records in all: when it runs out, the run stops and says which step to go on from.
+ * a retry, a reminder) is done at its own instant too. The first step runs every sweep but bookkeeping until a
+ * whole pass finds nothing more (what changed since the last sweep, and work no instant announces), the last
+ * step every sweep. At most `budget` records in all: when it runs out, the run stops and says which step to go
+ * on from (a next run starts there, as its first step).
  */
 export async function runSweepsThrough(
   ctx: AppContext,
@@ -256,6 +262,7 @@ export async function runSweepsThrough(
   budget = Number.POSITIVE_INFINITY,
 ): Promise<SweepsThrough> {
   const ran: Record<string, number> = Object.fromEntries(ctx.registry.sweeps.map((s) => [s.name, 0]));
+  const onTheWay = ctx.registry.sweeps.filter((sweep) => !sweep.bookkeeping);
   let total = 0;
   let at = from.getTime() < to.getTime() ? from : to;
   /** The sweeps due at `at`; null on the first step, which runs them all. */
@@ -264,9 +271,10 @@ export async function runSweepsThrough(
     const last = at.getTime() >= to.getTime();
     const scope: SweepScope = { ...tenant, now: at };
     const left = budget - total;
-    const step =
-      due === null || last
-        ? await runPasses(ctx, ctx.registry.sweeps, scope, left)
+    const step = last
+      ? await runPasses(ctx, ctx.registry.sweeps, scope, left)
+      : due === null
+        ? await runPasses(ctx, onTheWay, scope, left)
         : await runDue(ctx, due, scope, left);
     for (const [name, n] of Object.entries(step.ran)) {
       ran[name] = (ran[name] ?? 0) + n;
