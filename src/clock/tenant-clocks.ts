@@ -1,6 +1,6 @@
 import type { Db, DbOrTrx } from '../db/schema.js';
 import type { SweepScope } from '../jobs/sweeps.js';
-import { type Clock, offsetClock } from '../lib/clock.js';
+import { type Clock, fixedClock, offsetClock } from '../lib/clock.js';
 import type { Mode, Tenant, TenantRef } from '../lib/tenant.js';
 import type { TestClockStatus } from './test-clocks.table.js';
 
@@ -19,15 +19,19 @@ export async function testClockOffset(db: DbOrTrx, workspaceId: string): Promise
 export interface TestClockState {
   offsetMs: number;
   status: TestClockStatus;
+  /** While advancing: the instant its due work has reached (see `test_clocks.swept_to`). */
+  sweptTo: string | null;
 }
 
 export async function testClockState(db: DbOrTrx, workspaceId: string): Promise<TestClockState> {
   const row = await db
     .selectFrom('test_clocks')
-    .select(['offset_ms', 'status'])
+    .select(['offset_ms', 'status', 'swept_to'])
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirst();
-  return row ? { offsetMs: Number(row.offset_ms), status: row.status } : { offsetMs: 0, status: 'ready' };
+  return row
+    ? { offsetMs: Number(row.offset_ms), status: row.status, sweptTo: row.swept_to }
+    : { offsetMs: 0, status: 'ready', sweptTo: null };
 }
 
 /** The tenant with its clock, for work that starts from stored rows rather than from a request's key. */
@@ -37,23 +41,25 @@ export async function loadTenant(db: DbOrTrx, base: Clock, ref: TenantRef): Prom
 }
 
 /**
- * Moves a ready test clock from offset `from` to `to` and leaves it in `status`, only if it still is at `from`
- * and ready (two advances at once: one wins, the other sees the clock moved). Returns whether it moved.
+ * Moves a ready test clock from offset `from` to `to` and leaves it in `status` (advancing: with the instant its
+ * due work reached, `sweptTo`), only if it still is at `from` and ready (two advances at once: one wins, the
+ * other sees the clock moved). Returns whether it moved.
  */
 export async function moveTestClock(
   trx: DbOrTrx,
   workspaceId: string,
-  move: { from: number; to: number; status: TestClockStatus; now: string },
+  move: { from: number; to: number; status: TestClockStatus; sweptTo: string | null; now: string },
 ): Promise<boolean> {
   const { from, to, status, now } = move;
+  const swept_to = status === 'advancing' ? move.sweptTo : null;
   if (from === 0) {
     const inserted = await trx
       .insertInto('test_clocks')
-      .values({ workspace_id: workspaceId, offset_ms: to, status, updated_at: now })
+      .values({ workspace_id: workspaceId, offset_ms: to, status, swept_to, updated_at: now })
       .onConflict((oc) =>
         oc
           .column('workspace_id')
-          .doUpdateSet({ offset_ms: to, status, updated_at: now })
+          .doUpdateSet({ offset_ms: to, status, swept_to, updated_at: now })
           .where('test_clocks.offset_ms', '=', 0)
           .where('test_clocks.status', '=', 'ready'),
       )
@@ -62,10 +68,29 @@ export async function moveTestClock(
   }
   const updated = await trx
     .updateTable('test_clocks')
-    .set({ offset_ms: to, status, updated_at: now })
+    .set({ offset_ms: to, status, swept_to, updated_at: now })
     .where('workspace_id', '=', workspaceId)
     .where('offset_ms', '=', from)
     .where('status', '=', 'ready')
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/**
+ * An advancing test clock, still at the offset its advance left, has its due work done up to `sweptTo`; returns
+ * whether it was still advancing there.
+ */
+export async function recordSweptTo(
+  trx: DbOrTrx,
+  workspaceId: string,
+  advance: { offsetMs: number; sweptTo: string; now: string },
+): Promise<boolean> {
+  const updated = await trx
+    .updateTable('test_clocks')
+    .set({ swept_to: advance.sweptTo, updated_at: advance.now })
+    .where('workspace_id', '=', workspaceId)
+    .where('offset_ms', '=', advance.offsetMs)
+    .where('status', '=', 'advancing')
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) > 0;
 }
@@ -81,7 +106,7 @@ export async function finishAdvance(
 ): Promise<boolean> {
   const updated = await trx
     .updateTable('test_clocks')
-    .set({ status: 'ready', updated_at: advance.now })
+    .set({ status: 'ready', swept_to: null, updated_at: advance.now })
     .where('workspace_id', '=', workspaceId)
     .where('offset_ms', '=', advance.offsetMs)
     .where('status', '=', 'advancing')
@@ -116,11 +141,11 @@ export async function sweepScopes(db: Db, base: Clock): Promise<SweepScope[]> {
   ];
 }
 
-/** A tenant of a sweep's scope, on the scope's time: what a sweep writes for it is stamped as of `scope.now`. */
-export function sweepTenant(base: Clock, scope: SweepScope, workspaceId: string): Tenant {
-  return {
-    workspaceId,
-    mode: scope.mode,
-    clock: offsetClock(base, scope.now.getTime() - base.now().getTime()),
-  };
+/**
+ * A tenant of a sweep's scope, on the scope's time and standing still there: everything a sweep does and writes
+ * for it is as of `scope.now`, so what it makes due at that instant (an attempt, a reminder) is due for the sweeps
+ * that follow it on the same scope, however many milliseconds the work took.
+ */
+export function sweepTenant(scope: SweepScope, workspaceId: string): Tenant {
+  return { workspaceId, mode: scope.mode, clock: fixedClock(scope.now) };
 }

@@ -6,6 +6,11 @@ export interface TestClocksTable {
   workspace_id: string;
   offset_ms: number;
   status: TestClockStatus;
+  /**
+   * While `advancing`: the test-mode instant its advance's due work has reached; the worker steps on from there
+   * to the advance's target. Null when ready (and for an advance begun before advances stepped: its target).
+   */
+  swept_to: string | null;
   updated_at: string;
 }
 

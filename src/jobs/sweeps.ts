@@ -29,7 +29,8 @@ export interface SweepScope {
 
 /**
  * Time-driven work: records that are due by their tenant's clock (obligations falling due, retries, reminders,
- * expiries). Repeated by the worker on every scope, and run at once for a workspace by its test clock's advance.
+ * expiries). Repeated by the worker on every scope, and run by a test clock's advance at each instant where
+ * something falls due on the way.
  */
 export interface SweepDefinition {
   name: string;
@@ -39,6 +40,36 @@ export interface SweepDefinition {
    * the worker runs it (a test clock's advance runs it without).
    */
   run(ctx: AppContext & { log?: FastifyBaseLogger }, scope: SweepScope): Promise<number>;
+  /**
+   * For work that falls due with time: the earliest instant strictly after `scope.now` at which this sweep will
+   * find something in the scope, as things stand (null: nothing ahead). A test clock's advance steps from one
+   * such instant to the next, running at each the sweeps due then. Without it, the sweep's work does not come
+   * due with time (what failed and is tried again): an advance runs it at its first and last steps.
+   */
+  nextDueAfter?(ctx: AppContext, scope: SweepScope): Promise<Date | null>;
+  /**
+   * Sweeps whose work this one's can make due at the same instant (an attempt created when its obligation falls
+   * due is due itself; a mandate activated lets blocked attempts run): when it handled something, they run right
+   * after it on the same scope, at the same instant, in the worker as in an advance, so that work never waits
+   * for their next turn. An advance relies on it between its first and last steps.
+   */
+  feeds?: readonly string[];
+  /**
+   * Bookkeeping that no other sweep reads and that comes out the same whenever it runs (report rollups): an
+   * advance runs it at its last step only.
+   */
+  bookkeeping?: boolean;
+}
+
+/** The earliest of stored instants (ISO text from both databases), as a Date; null when there is none. */
+export function earliest(...instants: readonly (string | null | undefined)[]): Date | null {
+  let first: number | null = null;
+  for (const instant of instants) {
+    if (instant === null || instant === undefined) continue;
+    const ms = Date.parse(instant);
+    if (first === null || ms < first) first = ms;
+  }
+  return first === null ? null : new Date(first);
 }
 
 /** Whether a sweep that has handled `handled` records has done what its caller asked for (`scope.limit`). */
@@ -58,12 +89,32 @@ export const sweepJob = defineJob({
   async run(ctx, { sweep: name }) {
     const sweep = ctx.registry.sweeps.find((candidate) => candidate.name === name);
     if (!sweep) return { error: `no sweep named ${name} in this version` };
-    let handled = 0;
-    for (const scope of await sweepScopes(ctx.db, ctx.clock)) handled += await sweep.run(ctx, scope);
-    if (handled > 0) ctx.log.info({ sweep: name, handled }, 'sweep handled due records');
+    const handled: Record<string, number> = {};
+    for (const scope of await sweepScopes(ctx.db, ctx.clock)) await runFeeding(ctx, sweep, scope, handled);
+    if (Object.values(handled).some((n) => n > 0)) {
+      ctx.log.info({ sweep: name, handled }, 'sweep handled due records');
+    }
     return undefined;
   },
 });
+
+/** Runs a sweep on a scope and, when it handled something, the sweeps it feeds (and theirs) on the same scope. */
+async function runFeeding(
+  ctx: AppContext & { log?: FastifyBaseLogger },
+  sweep: SweepDefinition,
+  scope: SweepScope,
+  handled: Record<string, number>,
+  seen: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  const n = await sweep.run(ctx, scope);
+  handled[sweep.name] = (handled[sweep.name] ?? 0) + n;
+  if (n === 0) return;
+  const path = new Set([...seen, sweep.name]);
+  for (const name of sweep.feeds ?? []) {
+    const fed = ctx.registry.sweeps.find((candidate) => candidate.name === name);
+    if (fed && !path.has(name)) await runFeeding(ctx, fed, scope, handled, path);
+  }
+}
 
 /**
  * Makes sure each sweep has its recurring job (once, whatever the number of workers starting together), with
@@ -106,16 +157,25 @@ export interface SweepsRun {
  * due), or until `budget` records were handled: then it stops before the next sweep and says it is not done.
  * The budget is checked between sweeps, and each run is asked for no more than what is left of it (`limit`).
  */
-export async function runSweepsWithin(
+export function runSweepsWithin(
   ctx: AppContext,
   scope: SweepScope,
   budget = Number.POSITIVE_INFINITY,
+): Promise<SweepsRun> {
+  return runPasses(ctx, ctx.registry.sweeps, scope, budget);
+}
+
+async function runPasses(
+  ctx: AppContext,
+  sweeps: readonly SweepDefinition[],
+  scope: SweepScope,
+  budget: number,
 ): Promise<SweepsRun> {
   const ran: Record<string, number> = Object.fromEntries(ctx.registry.sweeps.map((s) => [s.name, 0]));
   let total = 0;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     let handled = 0;
-    for (const sweep of ctx.registry.sweeps) {
+    for (const sweep of sweeps) {
       if (total >= budget) return { ran, done: false };
       const n = await sweep.run(ctx, Number.isFinite(budget) ? { ...scope, limit: budget - total } : scope);
       ran[sweep.name] = (ran[sweep.name] ?? 0) + n;
@@ -130,4 +190,101 @@ export async function runSweepsWithin(
 /** Runs every sweep on one scope until a whole pass finds nothing more; returns how many records each handled. */
 export async function runSweepsNow(ctx: AppContext, scope: SweepScope): Promise<Record<string, number>> {
   return (await runSweepsWithin(ctx, scope)).ran;
+}
+
+/**
+ * Runs the sweeps named in `due` on one scope, in the registry's order, and with them the sweeps fed by one that
+ * handled something (in a next pass when they come earlier in the order), within `budget` as `runSweepsWithin`.
+ */
+async function runDue(
+  ctx: AppContext,
+  due: ReadonlySet<string>,
+  scope: SweepScope,
+  budget: number,
+): Promise<SweepsRun> {
+  const ran: Record<string, number> = Object.fromEntries(ctx.registry.sweeps.map((s) => [s.name, 0]));
+  const order = ctx.registry.sweeps.map((sweep) => sweep.name);
+  let total = 0;
+  let pending = new Set(due);
+  for (let pass = 0; pass < MAX_PASSES && pending.size > 0; pass++) {
+    const thisPass = pending;
+    pending = new Set();
+    for (const [index, sweep] of ctx.registry.sweeps.entries()) {
+      if (!thisPass.has(sweep.name)) continue;
+      if (total >= budget) return { ran, done: false };
+      const n = await sweep.run(ctx, Number.isFinite(budget) ? { ...scope, limit: budget - total } : scope);
+      ran[sweep.name] = (ran[sweep.name] ?? 0) + n;
+      total += n;
+      if (n === 0) continue;
+      for (const fed of sweep.feeds ?? []) (order.indexOf(fed) > index ? thisPass : pending).add(fed);
+    }
+  }
+  return { ran, done: true };
+}
+
+/** One workspace's mode, swept on a time of its own (a test clock's advance). */
+export type SweptTenant = Pick<SweepScope, 'mode' | 'workspaceId'>;
+
+export interface SweepsThrough extends SweepsRun {
+  /**
+   * The instant the run got to: `to` when done; otherwise the step whose work the budget left unfinished, from
+   * which the next run goes on.
+   */
+  reached: Date;
+}
+
+/** For each sweep that knows when its work falls due, the earliest instant after `scope.now` it has work at. */
+async function nextDueOfEach(ctx: AppContext, scope: SweepScope): Promise<Map<string, number>> {
+  const timed = ctx.registry.sweeps.filter((sweep) => sweep.nextDueAfter);
+  const instants = await Promise.all(timed.map((sweep) => sweep.nextDueAfter?.(ctx, scope)));
+  const next = new Map<string, number>();
+  for (const [i, sweep] of timed.entries()) {
+    const at = instants[i]?.getTime();
+    if (at !== undefined && at > scope.now.getTime()) next.set(sweep.name, at);
+  }
+  return next;
+}
+
+/**
+ * Steps a tenant through time from `from` to `to`, as a worker running at every instant on the way would: at
+ * each instant where something falls due (`nextDueAfter`), in order, the sweeps due then run as of that instant,
+ * with the sweeps they feed, so each record is handled at its own time and the work one step makes (an attempt,
+ * a retry, a reminder) is done at its own instant too. The first step runs every sweep but bookkeeping until a
+ * whole pass finds nothing more (what changed since the last sweep, and work no instant announces), the last
+ * step every sweep. At most `budget` records in all: when it runs out, the run stops and says which step to go
+ * on from (a next run starts there, as its first step).
+ */
+export async function runSweepsThrough(
+  ctx: AppContext,
+  tenant: SweptTenant,
+  from: Date,
+  to: Date,
+  budget = Number.POSITIVE_INFINITY,
+): Promise<SweepsThrough> {
+  const ran: Record<string, number> = Object.fromEntries(ctx.registry.sweeps.map((s) => [s.name, 0]));
+  const onTheWay = ctx.registry.sweeps.filter((sweep) => !sweep.bookkeeping);
+  let total = 0;
+  let at = from.getTime() < to.getTime() ? from : to;
+  /** The sweeps due at `at`; null on the first step, which runs them all. */
+  let due: ReadonlySet<string> | null = null;
+  for (;;) {
+    const last = at.getTime() >= to.getTime();
+    const scope: SweepScope = { ...tenant, now: at };
+    const left = budget - total;
+    const step = last
+      ? await runPasses(ctx, ctx.registry.sweeps, scope, left)
+      : due === null
+        ? await runPasses(ctx, onTheWay, scope, left)
+        : await runDue(ctx, due, scope, left);
+    for (const [name, n] of Object.entries(step.ran)) {
+      ran[name] = (ran[name] ?? 0) + n;
+      total += n;
+    }
+    if (!step.done) return { ran, done: false, reached: at };
+    if (last) return { ran, done: true, reached: to };
+    const next = await nextDueOfEach(ctx, scope);
+    const nextAt = Math.min(to.getTime(), ...next.values());
+    at = new Date(nextAt);
+    due = new Set([...next].filter(([, ms]) => ms === nextAt).map(([name]) => name));
+  }
 }

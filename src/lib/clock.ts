@@ -26,6 +26,12 @@ export class ManualClock implements Clock {
   }
 }
 
+/** A clock that always shows `at`: one instant for everything a sweep does, however long it takes. */
+export function fixedClock(at: Date): Clock {
+  const ms = at.getTime();
+  return { now: () => new Date(ms) };
+}
+
 /** Another clock shifted by a fixed offset: a test clock runs at the speed of its base from where it was moved. */
 export class OffsetClock implements Clock {
   constructor(

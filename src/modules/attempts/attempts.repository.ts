@@ -96,3 +96,39 @@ export function toRun(db: DbOrTrx, group: TenantGroup, now: string, staleBefore:
     .limit(limit)
     .execute();
 }
+
+/** When the next obligation of a tenant group is to be collected after `now`; null when none is. */
+export async function nextToCollect(db: DbOrTrx, group: TenantGroup, now: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('obligations')
+    .select((eb) => eb.fn.min('collect_at').as('next'))
+    .where(inTenantGroup(group))
+    .where('collect_at', '>', now)
+    .where('schedule_id', 'in', (eb) =>
+      eb.selectFrom('schedules').select('schedules.id').where('schedules.status', '=', 'active'),
+    )
+    .executeTakeFirst();
+  return row?.next ?? null;
+}
+
+/**
+ * What the run sweep takes next after `now`: the earliest attempt scheduled after it, and the earliest charge
+ * in flight that is not stale yet (processing since after `staleBefore`; taken again once it is).
+ */
+export async function nextToRun(db: DbOrTrx, group: TenantGroup, now: string, staleBefore: string) {
+  const scheduled = await db
+    .selectFrom('attempts')
+    .select((eb) => eb.fn.min('scheduled_for').as('next'))
+    .where(inTenantGroup(group))
+    .where('status', 'in', ['scheduled', 'blocked'])
+    .where('scheduled_for', '>', now)
+    .executeTakeFirst();
+  const inFlight = await db
+    .selectFrom('attempts')
+    .select((eb) => eb.fn.min('attempted_at').as('since'))
+    .where(inTenantGroup(group))
+    .where('status', '=', 'processing')
+    .where('attempted_at', '>', staleBefore)
+    .executeTakeFirst();
+  return { scheduledFor: scheduled?.next ?? null, inFlightSince: inFlight?.since ?? null };
+}

@@ -1,5 +1,5 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
-import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import * as repo from './attempts.repository.js';
 import { createFirstAttempt, noteTrouble, runAttempt } from './attempts.service.js';
 
@@ -18,13 +18,17 @@ export const createAttemptsSweep: SweepDefinition = {
       const due = await repo.obligationsToCollect(ctx.db, scope, now, BATCH);
       for (const found of due) {
         if (limitReached(scope, handled)) return handled;
-        if (await createFirstAttempt(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id))
-          handled++;
+        if (await createFirstAttempt(ctx, sweepTenant(scope, found.workspace_id), found.id)) handled++;
       }
       if (due.length < BATCH) break;
     }
     return handled;
   },
+  async nextDueAfter(ctx, scope) {
+    return earliest(await repo.nextToCollect(ctx.db, scope, scope.now.toISOString()));
+  },
+  // The attempt it makes is due at once.
+  feeds: ['attempts.run'],
 };
 
 /** Attempts whose time has come, blocked ones whose cause may be gone, and charges left in flight. */
@@ -42,7 +46,7 @@ export const runAttemptsSweep: SweepDefinition = {
         if (limitReached(scope, handled)) return handled;
         seen.add(found.id);
         try {
-          if (await runAttempt(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id)) handled++;
+          if (await runAttempt(ctx, sweepTenant(scope, found.workspace_id), found.id)) handled++;
         } catch (error) {
           // One attempt that cannot be recorded must not hold up the others; it stays visible and is tried again.
           ctx.log?.error({ err: error, attemptId: found.id }, 'collection attempt could not be run');
@@ -52,5 +56,12 @@ export const runAttemptsSweep: SweepDefinition = {
       if (due.length < BATCH) break;
     }
     return handled;
+  },
+  async nextDueAfter(ctx, scope) {
+    const staleBefore = new Date(scope.now.getTime() - STALE_CHARGE_MS).toISOString();
+    const next = await repo.nextToRun(ctx.db, scope, scope.now.toISOString(), staleBefore);
+    const stale =
+      next.inFlightSince && new Date(Date.parse(next.inFlightSince) + STALE_CHARGE_MS).toISOString();
+    return earliest(next.scheduledFor, stale);
   },
 };

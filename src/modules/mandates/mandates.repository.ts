@@ -78,6 +78,19 @@ export function expiring(db: DbOrTrx, group: TenantGroup, now: string, limit: nu
     .execute();
 }
 
+/** When the next unanswered consent of a tenant group expires after `now`; null when none will. */
+export async function nextExpiring(db: DbOrTrx, group: TenantGroup, now: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('mandates')
+    .select((eb) => eb.fn.min('consent_expires_at').as('next'))
+    .where(inTenantGroup(group))
+    .where('status', '=', 'pending')
+    .where('consented_at', 'is', null)
+    .where('consent_expires_at', '>', now)
+    .executeTakeFirst();
+  return row?.next ?? null;
+}
+
 /**
  * Consented mandates of a tenant group that may become active: in test mode all, in live mode those whose
  * provider has approved the workspace (they wait for their registration with the provider).

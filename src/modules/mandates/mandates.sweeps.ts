@@ -1,7 +1,7 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
-import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import * as repo from './mandates.repository.js';
 import { registerAndActivate, toApi } from './mandates.service.js';
 
@@ -18,7 +18,7 @@ export const consentExpirySweep: SweepDefinition = {
       const due = await repo.expiring(ctx.db, scope, now, BATCH);
       for (const found of due) {
         if (limitReached(scope, handled)) return handled;
-        const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
+        const tenant = sweepTenant(scope, found.workspace_id);
         const expired = await inTransaction(ctx, async (trx) => {
           const row = await repo.updateIn(
             trx,
@@ -37,6 +37,9 @@ export const consentExpirySweep: SweepDefinition = {
     }
     return handled;
   },
+  async nextDueAfter(ctx, scope) {
+    return earliest(await repo.nextExpiring(ctx.db, scope, scope.now.toISOString()));
+  },
 };
 
 /**
@@ -50,7 +53,7 @@ export const mandateActivationSweep: SweepDefinition = {
     let handled = 0;
     for (const found of await repo.awaitingActivation(ctx.db, scope, BATCH)) {
       if (limitReached(scope, handled)) return handled;
-      const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
+      const tenant = sweepTenant(scope, found.workspace_id);
       try {
         if (await registerAndActivate(ctx, tenant, found.id)) handled++;
       } catch (error) {
@@ -62,4 +65,6 @@ export const mandateActivationSweep: SweepDefinition = {
     }
     return handled;
   },
+  // Attempts blocked for want of an active mandate may run at once.
+  feeds: ['attempts.run'],
 };

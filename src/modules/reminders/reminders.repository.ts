@@ -102,6 +102,28 @@ export function dueToSend(db: DbOrTrx, group: TenantGroup, now: string, limit: n
     .execute();
 }
 
+/**
+ * What the send sweep takes next after `now`: the earliest try of a queued reminder after it, and the earliest
+ * claim on one that ends after it (a worker stopped mid-send: the reminder is taken again then).
+ */
+export async function nextToSend(db: DbOrTrx, group: TenantGroup, now: string) {
+  const tryAt = await db
+    .selectFrom('reminders')
+    .select((eb) => eb.fn.min('next_try_at').as('next'))
+    .where(inTenantGroup(group))
+    .where('status', '=', 'queued')
+    .where('next_try_at', '>', now)
+    .executeTakeFirst();
+  const claimEnds = await db
+    .selectFrom('reminders')
+    .select((eb) => eb.fn.min('claimed_until').as('next'))
+    .where(inTenantGroup(group))
+    .where('status', '=', 'queued')
+    .where('claimed_until', '>', now)
+    .executeTakeFirst();
+  return { tryAt: tryAt?.next ?? null, claimEnds: claimEnds?.next ?? null };
+}
+
 /** Queued reminders of a tenant whose send time has come, for `POST /reminders/send` without ids. */
 export function dueOfTenant(db: DbOrTrx, tenant: TenantRef, now: string, limit: number) {
   return db
@@ -125,4 +147,15 @@ export function obligationsToRemind(db: DbOrTrx, group: TenantGroup, now: string
     .orderBy('remind_at')
     .limit(limit)
     .execute();
+}
+
+/** When the next automatic reminder stage of a tenant group falls due after `now`; null when none will. */
+export async function nextToRemind(db: DbOrTrx, group: TenantGroup, now: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('obligations')
+    .select((eb) => eb.fn.min('remind_at').as('next'))
+    .where(inTenantGroup(group))
+    .where('remind_at', '>', now)
+    .executeTakeFirst();
+  return row?.next ?? null;
 }

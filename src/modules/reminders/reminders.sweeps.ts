@@ -1,7 +1,7 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
 import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import { quietHoursEnd } from '../../lib/calendar.js';
 import type { Tenant } from '../../lib/tenant.js';
 import * as obligations from '../schedules/obligations.repository.js';
@@ -113,13 +113,18 @@ export const reminderStagesSweep: SweepDefinition = {
       const due = await repo.obligationsToRemind(ctx.db, scope, scope.now.toISOString(), BATCH);
       for (const found of due) {
         if (limitReached(scope, handled)) return handled;
-        const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
+        const tenant = sweepTenant(scope, found.workspace_id);
         if (await inTransaction(ctx, (trx) => remindStage(trx, tenant, found.id))) handled++;
       }
       if (due.length < BATCH) break;
     }
     return handled;
   },
+  async nextDueAfter(ctx, scope) {
+    return earliest(await repo.nextToRemind(ctx.db, scope, scope.now.toISOString()));
+  },
+  // A stage that falls outside quiet hours is sent at once.
+  feeds: ['reminders.send'],
 };
 
 /** Queued reminders whose time has come (their send time, a retry, the end of quiet hours). */
@@ -137,8 +142,7 @@ export const sendRemindersSweep: SweepDefinition = {
         if (limitReached(scope, handled)) return handled;
         seen.add(found.id);
         try {
-          if (await deliverReminder(ctx, sweepTenant(ctx.clock, scope, found.workspace_id), found.id))
-            handled++;
+          if (await deliverReminder(ctx, sweepTenant(scope, found.workspace_id), found.id)) handled++;
         } catch (error) {
           // One reminder that cannot be handled holds up no other; it is taken again once its claim lapses.
           ctx.log?.error({ err: error, reminderId: found.id }, 'reminder could not be sent');
@@ -147,5 +151,9 @@ export const sendRemindersSweep: SweepDefinition = {
       if (due.length < BATCH) break;
     }
     return handled;
+  },
+  async nextDueAfter(ctx, scope) {
+    const next = await repo.nextToSend(ctx.db, scope, scope.now.toISOString());
+    return earliest(next.tryAt, next.claimEnds);
   },
 };

@@ -60,6 +60,18 @@ export function expiredFiles(db: DbOrTrx, group: TenantGroup, now: string, limit
     .execute();
 }
 
+/** When the next download link of a tenant group expires after `now` (its file is then removed); null if none. */
+export async function nextExpiredFile(db: DbOrTrx, group: TenantGroup, now: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('report_exports')
+    .select((eb) => eb.fn.min('expires_at').as('next'))
+    .where(inTenantGroup(group))
+    .where('expires_at', '>', now)
+    .where('file_removed_at', 'is', null)
+    .executeTakeFirst();
+  return row?.next ?? null;
+}
+
 export async function markFileRemoved(db: DbOrTrx, id: string, now: string): Promise<boolean> {
   const result = await db
     .updateTable('report_exports')

@@ -1,4 +1,4 @@
-import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import * as repo from './exports.repository.js';
 import { exportStorage } from './exports.storage.js';
 
@@ -32,5 +32,8 @@ export const cleanExportsSweep: SweepDefinition = {
       if (due.length < BATCH) break;
     }
     return handled;
+  },
+  async nextDueAfter(ctx, scope) {
+    return earliest(await repo.nextExpiredFile(ctx.db, scope, scope.now.toISOString()));
   },
 };

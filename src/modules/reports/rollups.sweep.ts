@@ -40,4 +40,5 @@ export const rollupSweep: SweepDefinition = {
     }
     return handled;
   },
+  bookkeeping: true,
 };

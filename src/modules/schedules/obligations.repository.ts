@@ -315,6 +315,22 @@ export function fallingOverdue(
   ).execute();
 }
 
+/** When the next open obligation of a tenant group falls overdue after `now`; null when none will. */
+export async function nextFallingOverdue(
+  db: DbOrTrx,
+  group: TenantGroup,
+  now: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('obligations')
+    .select((eb) => eb.fn.min('overdue_at').as('next'))
+    .where(inTenantGroup(group))
+    .where(isFallingDue)
+    .where('overdue_at', '>', now)
+    .executeTakeFirst();
+  return row?.next ?? null;
+}
+
 export function markOverdue(db: DbOrTrx, ids: readonly string[], now: string) {
   return db
     .updateTable('obligations')

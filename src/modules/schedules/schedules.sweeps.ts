@@ -2,7 +2,7 @@ import { sweepTenant } from '../../clock/tenant-clocks.js';
 import { inTenantGroup } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { recordEvent } from '../../events/outbox.js';
-import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
 import * as tracks from '../tracks/tracks.repository.js';
 import * as obligations from './obligations.repository.js';
 import { generateObligations } from './schedules.generation.js';
@@ -28,7 +28,7 @@ export const overdueSweep: SweepDefinition = {
           now,
         );
         for (const o of marked) {
-          const tenant = sweepTenant(ctx.clock, scope, o.workspace_id);
+          const tenant = sweepTenant(scope, o.workspace_id);
           await recordEvent(trx, tenant, 'obligation.overdue', obligationToEvent(o));
         }
         handled += marked.length;
@@ -37,6 +37,9 @@ export const overdueSweep: SweepDefinition = {
       if (found < BATCH || limitReached(scope, handled)) break;
     }
     return handled;
+  },
+  async nextDueAfter(ctx, scope) {
+    return earliest(await obligations.nextFallingOverdue(ctx.db, scope, scope.now.toISOString()));
   },
 };
 
@@ -59,7 +62,7 @@ export const topUpSweep: SweepDefinition = {
         .execute();
       for (const found of due) {
         if (limitReached(scope, handled)) return handled;
-        const tenant = sweepTenant(ctx.clock, scope, found.workspace_id);
+        const tenant = sweepTenant(scope, found.workspace_id);
         handled += await inTransaction(ctx, async (trx) => {
           const track = found.track_id
             ? ((await tracks.findByIdForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
@@ -75,4 +78,16 @@ export const topUpSweep: SweepDefinition = {
     }
     return handled;
   },
+  async nextDueAfter(ctx, scope) {
+    const row = await ctx.db
+      .selectFrom('schedules')
+      .select((eb) => eb.fn.min('top_up_at').as('next'))
+      .where(inTenantGroup(scope))
+      .where('status', '=', 'active')
+      .where('top_up_at', '>', scope.now.toISOString())
+      .executeTakeFirst();
+    return earliest(row?.next);
+  },
+  // The obligations it makes are looked at by these at once (one already due, say, or its reminder stage).
+  feeds: ['obligations.overdue', 'attempts.create', 'reminders.schedule'],
 };

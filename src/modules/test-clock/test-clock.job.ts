@@ -1,13 +1,14 @@
 import { Type } from 'typebox';
-import { finishAdvance, testClockState } from '../../clock/tenant-clocks.js';
+import { finishAdvance, recordSweptTo, testClockState } from '../../clock/tenant-clocks.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { defineJob, exponentialBackoff } from '../../jobs/job.js';
-import { runSweepsWithin } from '../../jobs/sweeps.js';
+import { runSweepsThrough } from '../../jobs/sweeps.js';
 
 /**
- * Finishes an advance that answered 202: runs the workspace's sweeps as of the advance's target, one budget of
- * records per run, running again until a pass finds nothing more due; then the clock is ready. Regular sweeps
- * leave the workspace alone meanwhile, and other jobs are claimed between two runs.
+ * Finishes an advance that answered 202: steps the workspace's sweeps on from the instant the advance's due work
+ * reached to its target, one budget of records per run, noting the step reached after each; once the target's
+ * work is done, the clock is ready. Regular sweeps leave the workspace alone meanwhile, and other jobs are
+ * claimed between two runs.
  */
 export const finishAdvanceJob = defineJob({
   name: 'test_clock.advance',
@@ -25,13 +26,29 @@ export const finishAdvanceJob = defineJob({
   async run(ctx, { workspaceId, to, offsetMs }) {
     const clock = await testClockState(ctx.db, workspaceId);
     if (clock.status !== 'advancing' || clock.offsetMs !== offsetMs) return undefined;
-    const scope = { mode: 'test' as const, workspaceId, now: new Date(to) };
-    const { ran, done } = await runSweepsWithin(ctx, scope, ctx.config.testClockAdvanceBudget);
-    ctx.log.debug({ workspaceId, ran, done }, 'test clock advance: a batch of due work');
-    if (!done) return { rerunAt: ctx.clock.now() };
-    await inTransaction(ctx, (trx) =>
-      finishAdvance(trx, workspaceId, { offsetMs, now: ctx.clock.now().toISOString() }),
+    const target = new Date(to);
+    // An advance begun before advances stepped kept no step: its work is done as of its target.
+    const from = clock.sweptTo === null ? target : new Date(clock.sweptTo);
+    const tenant = { mode: 'test' as const, workspaceId };
+    const { ran, done, reached } = await runSweepsThrough(
+      ctx,
+      tenant,
+      from,
+      target,
+      ctx.config.testClockAdvanceBudget,
     );
+    ctx.log.debug(
+      { workspaceId, ran, done, reached: reached.toISOString() },
+      'test clock advance: a batch of due work',
+    );
+    const now = ctx.clock.now().toISOString();
+    if (!done) {
+      await inTransaction(ctx, (trx) =>
+        recordSweptTo(trx, workspaceId, { offsetMs, sweptTo: reached.toISOString(), now }),
+      );
+      return { rerunAt: ctx.clock.now() };
+    }
+    await inTransaction(ctx, (trx) => finishAdvance(trx, workspaceId, { offsetMs, now }));
     return undefined;
   },
 });

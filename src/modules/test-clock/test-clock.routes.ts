@@ -39,11 +39,17 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
           'Moves the test clock by `days` or `hours`, or to the instant `to` (never back), then keeps running at ' +
           'real speed from there. Whatever the form, the clock goes at most 3,652 days (10 years) past real time ' +
           "(the server's clock, not the test clock); further is a 422 validation_error naming the field. Before " +
-          'answering it runs the time-driven work of the test mode that falls due on the way, as of the new ' +
-          'time, and counts what each kind handled. An advance with more due work than the server handles at ' +
+          'answering it runs the time-driven work of the test mode that falls due on the way, stepping through ' +
+          'time in order as the worker would have run all along: at each instant where something falls due ' +
+          '(an obligation to collect or turning overdue, a retry, a reminder stage or its 08:00 end of quiet ' +
+          'hours, an expiry) everything due is done as of that instant, including what the step itself made ' +
+          'due (an attempt created when its obligation fell due is charged at that instant). Each obligation is ' +
+          'thus charged, reminded and turned overdue at its own time, and records carry the time of their step. ' +
+          'When the answer comes, the workspace is as it would be had the time passed for real; `ran` counts ' +
+          'what each kind of work handled. An advance with more due work than the server handles at ' +
           'once (`TEST_CLOCK_ADVANCE_BUDGET` records, 200 by default) answers 202 instead: the clock is at its ' +
-          'new time, `status` is `advancing` and `ran` says what ran so far; the worker does the rest in ' +
-          'batches, then `GET /account/test-clock` shows `ready`. Another advance meanwhile is 409 ' +
+          'new time, `status` is `advancing` and `ran` says what ran so far; the worker steps on from where the ' +
+          'advance stopped, in batches, then `GET /account/test-clock` shows `ready`. Another advance meanwhile is 409 ' +
           'invalid_state with `details.status` `advancing`. Live keys get 403.',
         body: TestClockAdvance,
         response: { ...responses(200, TestClockAdvanced), 202: Envelope(TestClockAdvanced) },

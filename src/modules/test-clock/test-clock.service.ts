@@ -3,7 +3,7 @@ import type { TestClockStatus } from '../../clock/test-clocks.table.js';
 import type { AppContext } from '../../context.js';
 import { inTransaction, withoutCommitHook } from '../../db/unit-of-work.js';
 import { enqueue } from '../../jobs/queue.js';
-import { runSweepsWithin } from '../../jobs/sweeps.js';
+import { runSweepsThrough } from '../../jobs/sweeps.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
 import { toInstant } from '../../lib/instant.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
@@ -88,9 +88,10 @@ const advancing = () =>
   );
 
 /**
- * Moves the workspace's test clock forward and first runs, as of the new time, the time-driven work of the
- * workspace's test mode that falls due on the way, up to the configured budget of records. Work beyond it is
- * left to the worker: the clock is moved all the same, `advancing` until that work is done. `answer` hears the
+ * Moves the workspace's test clock forward and first runs the time-driven work of the workspace's test mode that
+ * falls due on the way, stepping through the instants where it falls due, in order, each as of its own time (as
+ * a worker running all along would have), up to the configured budget of records. Work beyond it is left to the
+ * worker, from the step reached: the clock is moved all the same, `advancing` until that work is done. `answer` hears the
  * outcome before the change commits (an idempotent response is kept with its status). Two advances at once are
  * applied one after the other.
  */
@@ -109,10 +110,12 @@ export async function advanceTestClock(
     const target = boundedTarget(input, current, real);
     const offsetMs = target - real;
     const now = new Date(target);
-    const { ran, done } = await withoutCommitHook(() =>
-      runSweepsWithin(
+    const { ran, done, reached } = await withoutCommitHook(() =>
+      runSweepsThrough(
         ctx,
-        { mode: 'test', workspaceId: auth.workspaceId, now },
+        { mode: 'test', workspaceId: auth.workspaceId },
+        new Date(current),
+        now,
         ctx.config.testClockAdvanceBudget,
       ),
     );
@@ -121,7 +124,8 @@ export async function advanceTestClock(
     try {
       const moved = await inTransaction(ctx, async (trx) => {
         const at = new Date(real).toISOString();
-        if (!(await moveTestClock(trx, auth.workspaceId, { from, to: offsetMs, status, now: at }))) {
+        const move = { from, to: offsetMs, status, sweptTo: reached.toISOString(), now: at };
+        if (!(await moveTestClock(trx, auth.workspaceId, move))) {
           throw new ClockMoved();
         }
         if (!done) {
