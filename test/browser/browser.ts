@@ -76,3 +76,9 @@ export async function assertAccessible(browser: Browser, shown: Page): Promise<v
     await context.close();
   }
 }
+
+/** The words a payer sees in the page's main part, as rendered (hidden text left out), spaces collapsed. */
+export async function shownText(page: Page): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what the payer reads; textContent would run table cells together
+  return (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+}

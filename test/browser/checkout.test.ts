@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import type { TestApp } from '../helpers/app.js';
 import { setBusiness } from '../helpers/business.js';
 import { newSchedule } from '../helpers/collections.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
 import { notification, notify, providerSetting } from '../helpers/providers.js';
-import { assertAccessible, screenshots, serveAndBrowse } from './browser.js';
+import { assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
 
 // Test mode's checkout page, standing in for a provider's: what a payer sees of an instalment paid in part, paid
 // in full, and no longer asked for.
@@ -43,7 +43,7 @@ async function dueCheckout(api: any, workspaceId: string, title: string) {
   return { plan, schedule, url: due.checkout_url as string };
 }
 
-const textOf = async (page: Page) => (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+const textOf = shownText;
 
 test('a payer pays what is left of an instalment paid in part; the link then says it is paid', async () => {
   const { api, workspaceId } = await newWorkspace(t, { timezone: 'Africa/Lagos' });

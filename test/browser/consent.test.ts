@@ -5,7 +5,7 @@ import { client } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { type BusinessSettings, setBusiness } from '../helpers/business.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
-import { assertAccessible, screenshots, serveAndBrowse } from './browser.js';
+import { assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
 
 /** The browser's getComputedStyle, run in the page (these tests are compiled without the DOM's types). */
 type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; color: string } };
@@ -57,7 +57,7 @@ async function generatorMandate(settings: Partial<BusinessSettings> = {}) {
   return { ...ws, mandate: created.body.data };
 }
 
-const textOf = async (page: Page) => (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+const textOf = shownText;
 
 function assertShows(text: string, shown: (string | RegExp)[]) {
   for (const s of shown) {
