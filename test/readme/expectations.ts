@@ -127,6 +127,38 @@ export const expectations: Record<string, Expectation> = {
     assert.equal(plan.balance, 200000);
   },
 
+  async 'forty-days'(stdout, api) {
+    assert.equal(stdout.trim().split('\n').at(-1), '30000', 'the plan has 30,000 left');
+    const plan = await byTitle(api, 'Freezer, 3 monthly debits');
+    const schedules = ok((await api(`/collection-schedules?target_id=${plan.id}`)).body).items;
+    assert.equal(schedules.length, 1);
+    const [schedule] = schedules;
+    const zone = ok((await api('/account')).body).timeZone;
+    const attempts = ok((await api(`/collection-attempts?schedule_id=${schedule.id}`)).body).items;
+    const obligations = ok((await api(`/collection-schedules/${schedule.id}/obligations`)).body).items;
+    assert.deepEqual(
+      attempts.map((a: Json) => a.status),
+      ['succeeded', 'succeeded'],
+    );
+    const byId = new Map(obligations.map((o: Json) => [o.id, o]));
+    for (const attempt of attempts) {
+      const due = (byId.get(attempt.obligation_id) as Json).due_date;
+      const localStart = new Intl.DateTimeFormat('sv-SE', {
+        timeZone: zone,
+        dateStyle: 'short',
+        timeStyle: 'medium',
+      }).format(new Date(attempt.attempted_at));
+      assert.equal(localStart, `${due} 00:00:00`, 'each debit is attempted at the start of its own due date');
+    }
+    assert.deepEqual(obligations.map((o: Json) => o.status).sort(), ['paid', 'paid', 'pending']);
+    const overdue = ok((await api('/events?type=obligation.overdue&limit=100')).body).items;
+    assert.ok(
+      overdue.every((e: Json) => e.data.object.schedule_id !== schedule.id),
+      'no obligation of the schedule was ever overdue',
+    );
+    assert.match(stdout, /'attempts\.run': [1-9]/);
+  },
+
   unapplied(stdout) {
     const [notification, before, applied, after] = answers(stdout);
     assert.equal(notification.outcome ?? notification.data?.outcome, 'recorded');
@@ -137,14 +169,16 @@ export const expectations: Record<string, Expectation> = {
   },
 
   reminders(stdout) {
-    const [queued, sent, logs] = answers(stdout).map(ok);
-    assert.equal(queued.channel, 'sms');
-    assert.ok(sent.reminderIds.includes(queued.id) || sent.queued >= 0);
-    assert.ok(logs.items.some((l: Json) => l.reminderId === queued.id && l.status === 'simulated'));
+    const [sent, logs] = answers(stdout).map(ok);
+    assert.equal(sent.queued, 1);
+    const [log] = logs.items;
+    assert.equal(log?.status, 'simulated', 'the reminder was delivered, simulated in test mode');
+    assert.equal(log.channel, 'sms');
+    assert.equal(log.to, '+2348031234567');
   },
 
   async reports(stdout, api) {
-    const [summary, collections, overdue, , exported] = answers(stdout).map(ok);
+    const [summary, collections, overdue, exported] = answers(stdout).map(ok);
     assert.ok(summary.currencies.some((c: Json) => c.currency === 'NGN'));
     assert.ok(collections.currencies.some((c: Json) => c.currency === 'NGN'));
     assert.ok(overdue.currencies.some((c: Json) => c.currency === 'NGN'));
