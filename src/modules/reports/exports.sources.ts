@@ -1,11 +1,16 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
+import { toMajorUnits } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { ExportReport } from './exports.table.js';
+import { customersByIds, plansByIds } from './reports.repository.js';
 import { reportRows } from './reports.rows.js';
 
-/** One line of an export: money as integers of minor units beside its currency, instants as ISO 8601 text. */
+/**
+ * One line of an export: money as integers of minor units beside its currency (payments and the ledger add the
+ * same amount in major units as a decimal string), instants as ISO 8601 text.
+ */
 export type ExportRow = Record<string, string | number | null>;
 
 /** Rows read from the database per query (keyset on id); each batch is one progress update. */
@@ -28,8 +33,11 @@ export interface ExportRange {
 const PAYMENT_COLUMNS = [
   'id',
   'trackId',
+  'planTitle',
   'customerId',
+  'customerName',
   'amount',
+  'amountDecimal',
   'currency',
   'method',
   'status',
@@ -44,9 +52,13 @@ const LEDGER_COLUMNS = [
   'id',
   'type',
   'trackId',
+  'planTitle',
   'customerId',
+  'customerName',
   'amount',
+  'amountDecimal',
   'balanceAfter',
+  'balanceAfterDecimal',
   'currency',
   'occurredAt',
 ] as const;
@@ -65,20 +77,51 @@ function ledgerQuery(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
   return q;
 }
 
+/** The names a batch of rows refers to: plan titles and customer names by id. */
+interface Names {
+  planTitle(id: string | null): string | null;
+  customerName(id: string | null): string | null;
+}
+
+/** One lookup of the plans and customers a batch names (by primary key), instead of a join per row. */
+async function namesOf(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  rows: readonly { track_id: string | null; customer_id: string | null }[],
+): Promise<Names> {
+  const distinct = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
+  const trackIds = distinct(rows.map((row) => row.track_id));
+  const customerIds = distinct(rows.map((row) => row.customer_id));
+  const titles = new Map(
+    (trackIds.length ? await plansByIds(db, tenant, trackIds) : []).map((plan) => [plan.id, plan.title]),
+  );
+  const names = new Map(
+    (customerIds.length ? await customersByIds(db, tenant, customerIds) : []).map((c) => [c.id, c.name]),
+  );
+  return {
+    planTitle: (id) => (id === null ? null : (titles.get(id) ?? null)),
+    customerName: (id) => (id === null ? null : (names.get(id) ?? null)),
+  };
+}
+
 /**
  * Rows in id order, a batch of `EXPORT_BATCH` at a time: `fetch` gets the last id of the previous batch (null at
- * first) and returns the next batch, so the whole result never sits in memory.
+ * first) and returns the next batch, so the whole result never sits in memory. Each batch's plan titles and
+ * customer names are read in one lookup.
  */
-async function* keysetBatches<R extends { id: string }>(
+async function* keysetBatches<R extends { id: string; track_id: string | null; customer_id: string | null }>(
+  db: DbOrTrx,
+  tenant: TenantRef,
   fetch: (after: string | null) => Promise<R[]>,
-  toRow: (row: R) => ExportRow,
+  toRow: (row: R, names: Names) => ExportRow,
 ): AsyncIterable<readonly ExportRow[]> {
   let after: string | null = null;
   for (;;) {
     const rows = await fetch(after);
     if (rows.length === 0) return;
     after = rows[rows.length - 1]?.id ?? null;
-    yield rows.map(toRow);
+    const names = await namesOf(db, tenant, rows);
+    yield rows.map((row) => toRow(row, names));
     if (rows.length < EXPORT_BATCH) return;
   }
 }
@@ -93,6 +136,8 @@ async function paymentsSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange
     columns: PAYMENT_COLUMNS,
     batches: () =>
       keysetBatches(
+        db,
+        tenant,
         (after) => {
           const q = paymentsQuery(db, tenant, range).select([
             'id',
@@ -110,11 +155,14 @@ async function paymentsSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange
           ]);
           return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(EXPORT_BATCH).execute();
         },
-        (row): ExportRow => ({
+        (row, names): ExportRow => ({
           id: row.id,
           trackId: row.track_id,
+          planTitle: names.planTitle(row.track_id),
           customerId: row.customer_id,
+          customerName: names.customerName(row.customer_id),
           amount: row.amount,
+          amountDecimal: toMajorUnits(row.amount, row.currency),
           currency: row.currency,
           method: row.method,
           status: row.status,
@@ -138,6 +186,8 @@ async function ledgerSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange):
     columns: LEDGER_COLUMNS,
     batches: () =>
       keysetBatches(
+        db,
+        tenant,
         (after) => {
           const q = ledgerQuery(db, tenant, range).select([
             'id',
@@ -151,13 +201,18 @@ async function ledgerSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange):
           ]);
           return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(EXPORT_BATCH).execute();
         },
-        (row): ExportRow => ({
+        (row, names): ExportRow => ({
           id: row.id,
           type: row.type,
           trackId: row.track_id,
+          planTitle: names.planTitle(row.track_id),
           customerId: row.customer_id,
+          customerName: names.customerName(row.customer_id),
           amount: row.amount,
+          amountDecimal: toMajorUnits(row.amount, row.currency),
           balanceAfter: row.balance_after,
+          balanceAfterDecimal:
+            row.balance_after === null ? null : toMajorUnits(row.balance_after, row.currency),
           currency: row.currency,
           occurredAt: row.occurred_at,
         }),
