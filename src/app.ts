@@ -11,6 +11,7 @@ import { registerMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
 import { registerDocs, registerOpenApi } from './http/openapi.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
+import { registerRequestGuards } from './http/request-guards.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { type HttpLimits, serverOptions } from './http/server-options.js';
 import { registerValidation } from './http/validation.js';
@@ -58,6 +59,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerRequestGuards(app);
   registerSecurityHeaders(app);
   registerErrorHandler(app);
   registerValidation(app);
