@@ -18,28 +18,28 @@ const JsonFileBody = Type.Unsafe<Readable>({
   type: 'array',
   items: { type: 'object', additionalProperties: true },
   description: 'The rows as one JSON array (format json), streamed.',
-  examples: [
-    [
-      {
-        id: 'pay_01JD7ZQ4N6X3E2W9V8T5R4K2M1',
-        trackId: 'trk_01JD7ZM2C8K4P6R8T0V2X4Z6B8',
-        planTitle: 'Samsung fridge, 6 months',
-        customerId: 'cus_01JD7ZK9V3B5N7Q9S1U3W5Y7A9',
-        customerName: 'Adaeze Okafor',
-        amount: 150000,
-        amountDecimal: '1500.00',
-        currency: 'NGN',
-        method: 'bank_transfer',
-        status: 'recorded',
-        paidAt: '2027-01-14T09:30:00.000Z',
-        reference: 'GTB-0091',
-        source: 'api',
-        createdAt: '2027-01-14T09:31:02.000Z',
-        reversedAt: null,
-      },
-    ],
-  ],
 });
+
+/** A json export of payments, as the document shows it. */
+const JSON_FILE_EXAMPLE = [
+  {
+    id: 'pay_01JD7ZQ4N6X3E2W9V8T5R4K2M1',
+    trackId: 'trk_01JD7ZM2C8K4P6R8T0V2X4Z6B8',
+    planTitle: 'Samsung fridge, 6 months',
+    customerId: 'cus_01JD7ZK9V3B5N7Q9S1U3W5Y7A9',
+    customerName: 'Adaeze Okafor',
+    amount: 150000,
+    amountDecimal: '1500.00',
+    currency: 'NGN',
+    method: 'bank_transfer',
+    status: 'recorded',
+    paidAt: '2027-01-14T09:30:00.000Z',
+    reference: 'GTB-0091',
+    source: 'api',
+    createdAt: '2027-01-14T09:31:02.000Z',
+    reversedAt: null,
+  },
+];
 
 export const exportsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(
@@ -96,7 +96,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
             description: 'The file.',
             content: {
               'text/csv': { schema: FileBody },
-              'application/json': { schema: JsonFileBody },
+              'application/json': { schema: JsonFileBody, example: JSON_FILE_EXAMPLE },
               'application/x-ndjson': { schema: FileBody },
             },
           },
