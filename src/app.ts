@@ -6,6 +6,7 @@ import type { Db } from './db/schema.js';
 import { authPlugin, scopePlugin } from './http/auth.js';
 import { ok } from './http/envelope.js';
 import { registerErrorHandler } from './http/errors.js';
+import { registerHomePage } from './http/home-page.js';
 import { idempotencyPlugin } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
@@ -67,6 +68,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerMetrics(app, ctx);
   await registerOpenApi(app, ctx);
   await registerDocs(app);
+
+  registerHomePage(app);
 
   app.get('/health', { schema: { hide: true } }, async (request, reply) => {
     try {
