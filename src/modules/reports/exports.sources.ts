@@ -77,37 +77,78 @@ function ledgerQuery(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
   return q;
 }
 
-/** The names a batch of rows refers to: plan titles and customer names by id. */
-interface Names {
-  planTitle(id: string | null): string | null;
-  customerName(id: string | null): string | null;
+/** Plan titles or customer names seen so far, by id: at most `max`, the oldest forgotten first. */
+class NameCache {
+  private readonly names = new Map<string, string | null>();
+
+  constructor(private readonly max: number) {}
+
+  get(id: string | null): string | null {
+    return id === null ? null : (this.names.get(id) ?? null);
+  }
+
+  /** The ids of `ids` not seen yet, once each. */
+  unseen(ids: readonly (string | null)[]): string[] {
+    const missing = new Set<string>();
+    for (const id of ids) if (id !== null && !this.names.has(id)) missing.add(id);
+    return [...missing];
+  }
+
+  /** Keeps what a lookup found; an id it did not find is kept as having no name. */
+  keep(ids: readonly string[], found: ReadonlyMap<string, string>): void {
+    for (const id of ids) {
+      if (this.names.size >= this.max) {
+        const oldest = this.names.keys().next();
+        if (!oldest.done) this.names.delete(oldest.value);
+      }
+      this.names.set(id, found.get(id) ?? null);
+    }
+  }
 }
 
-/** One lookup of the plans and customers a batch names (by primary key), instead of a join per row. */
-async function namesOf(
-  db: DbOrTrx,
-  tenant: TenantRef,
-  rows: readonly { track_id: string | null; customer_id: string | null }[],
-): Promise<Names> {
-  const distinct = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
-  const trackIds = distinct(rows.map((row) => row.track_id));
-  const customerIds = distinct(rows.map((row) => row.customer_id));
-  const titles = new Map(
-    (trackIds.length ? await plansByIds(db, tenant, trackIds) : []).map((plan) => [plan.id, plan.title]),
-  );
-  const names = new Map(
-    (customerIds.length ? await customersByIds(db, tenant, customerIds) : []).map((c) => [c.id, c.name]),
-  );
-  return {
-    planTitle: (id) => (id === null ? null : (titles.get(id) ?? null)),
-    customerName: (id) => (id === null ? null : (names.get(id) ?? null)),
-  };
+/**
+ * Names kept across an export's batches: a customer's payments and a plan's instalments come again and again, so
+ * most rows need no lookup; a page of either is a bounded number of short strings.
+ */
+const NAMES_KEPT = 50_000;
+
+/** The plan titles and customer names of an export's rows, looked up by primary key a batch at a time. */
+class Names {
+  private readonly plans = new NameCache(NAMES_KEPT);
+  private readonly customers = new NameCache(NAMES_KEPT);
+
+  constructor(
+    private readonly db: DbOrTrx,
+    private readonly tenant: TenantRef,
+  ) {}
+
+  /** Looks up, in one query each, the plans and customers of `rows` not seen before. */
+  async load(rows: readonly { track_id: string | null; customer_id: string | null }[]): Promise<void> {
+    const trackIds = this.plans.unseen(rows.map((row) => row.track_id));
+    const customerIds = this.customers.unseen(rows.map((row) => row.customer_id));
+    if (trackIds.length > 0) {
+      const found = await plansByIds(this.db, this.tenant, trackIds);
+      this.plans.keep(trackIds, new Map(found.map((plan) => [plan.id, plan.title])));
+    }
+    if (customerIds.length > 0) {
+      const found = await customersByIds(this.db, this.tenant, customerIds);
+      this.customers.keep(customerIds, new Map(found.map((c) => [c.id, c.name])));
+    }
+  }
+
+  planTitle(id: string | null): string | null {
+    return this.plans.get(id);
+  }
+
+  customerName(id: string | null): string | null {
+    return this.customers.get(id);
+  }
 }
 
 /**
  * Rows in id order, a batch of `EXPORT_BATCH` at a time: `fetch` gets the last id of the previous batch (null at
- * first) and returns the next batch, so the whole result never sits in memory. Each batch's plan titles and
- * customer names are read in one lookup.
+ * first) and returns the next batch, so the whole result never sits in memory. The plan titles and customer names
+ * a batch needs that were not seen before are read in one lookup each.
  */
 async function* keysetBatches<R extends { id: string; track_id: string | null; customer_id: string | null }>(
   db: DbOrTrx,
@@ -116,11 +157,12 @@ async function* keysetBatches<R extends { id: string; track_id: string | null; c
   toRow: (row: R, names: Names) => ExportRow,
 ): AsyncIterable<readonly ExportRow[]> {
   let after: string | null = null;
+  const names = new Names(db, tenant);
   for (;;) {
     const rows = await fetch(after);
     if (rows.length === 0) return;
     after = rows[rows.length - 1]?.id ?? null;
-    const names = await namesOf(db, tenant, rows);
+    await names.load(rows);
     yield rows.map((row) => toRow(row, names));
     if (rows.length < EXPORT_BATCH) return;
   }
