@@ -6,11 +6,13 @@ import type { Db } from './db/schema.js';
 import { authPlugin, scopePlugin } from './http/auth.js';
 import { ok } from './http/envelope.js';
 import { registerErrorHandler } from './http/errors.js';
+import { registerHomePage } from './http/home-page.js';
 import { idempotencyPlugin } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerNotFound } from './http/not-found.js';
 import { registerDocs, registerOpenApi } from './http/openapi.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
+import { registerRequestGuards } from './http/request-guards.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { type HttpLimits, serverOptions } from './http/server-options.js';
 import { registerValidation } from './http/validation.js';
@@ -58,6 +60,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerRequestGuards(app);
   registerSecurityHeaders(app);
   registerErrorHandler(app);
   registerValidation(app);
@@ -65,6 +68,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerMetrics(app, ctx);
   await registerOpenApi(app, ctx);
   await registerDocs(app);
+
+  registerHomePage(app);
 
   app.get('/health', { schema: { hide: true } }, async (request, reply) => {
     try {

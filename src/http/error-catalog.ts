@@ -102,6 +102,12 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, ErrorEntry>> = {
     when: 'Something unexpected failed; nothing of the request was kept.',
     action: 'Retry with the same Idempotency-Key; if it persists, report the request_id.',
   },
+  service_unavailable: {
+    status: 503,
+    when: 'The server is shutting down and takes no new request; the connection is closed. Nothing of the request was done.',
+    action:
+      'Send the request again on a new connection (with the same Idempotency-Key): another node, or the server once restarted, answers it.',
+  },
 };
 
 /** The error table as Markdown, for the document's description. */

@@ -125,7 +125,13 @@ const SUCCESS_DESCRIPTION: Record<string, string> = {
 /** The error codes an operation can answer with, from its shape and what the route declares. */
 function errorCodes(method: string, operation: Json): ErrorCode[] {
   const parameters: Json[] = operation.parameters ?? [];
-  const codes = new Set<ErrorCode>(['unauthorized', 'forbidden', 'rate_limited', 'internal_error']);
+  const codes = new Set<ErrorCode>([
+    'unauthorized',
+    'forbidden',
+    'rate_limited',
+    'internal_error',
+    'service_unavailable',
+  ]);
   if (parameters.some((p) => p.in === 'path')) {
     codes.add('not_found');
     codes.add('validation_error');

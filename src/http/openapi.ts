@@ -3,6 +3,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { ErrorCode } from '../lib/app-error.js';
+import { API_VERSION, SERVER_VERSION } from '../version.js';
+import { ICON_SVG, WORDMARK_SVG } from './brand.js';
 import { errorTableMarkdown } from './error-catalog.js';
 import { completeDocument } from './openapi-document.js';
 
@@ -15,7 +17,10 @@ declare module 'fastify' {
   }
 }
 
-const DESCRIPTION = `Record and collect money a business is owed: customers, payment plans (the \`tracks\`
+const DESCRIPTION = `**Server: paytrack ${SERVER_VERSION}** (also \`info.x-server-version\`). The version above, ${API_VERSION}, is the
+version of this API contract; it changes only when the contract does, whatever the server's release.
+
+Record and collect money a business is owed: customers, payment plans (the \`tracks\`
 resource), payments, an append-only ledger and signed webhooks.
 
 Every request sends \`Authorization: Bearer <API_KEY>\`: a \`pt_test_\` key acts on the workspace's test data, a
@@ -40,7 +45,7 @@ export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Pr
       openapi: '3.1.0',
       info: {
         title: 'paytrack API',
-        version: '1.0.0',
+        version: API_VERSION,
         description: DESCRIPTION,
         license: { name: 'MIT', identifier: 'MIT' },
       },
@@ -57,19 +62,37 @@ export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Pr
       },
       security: [{ apiKey: [] }],
     },
-    transformObject: (generated) =>
-      'openapiObject' in generated
-        ? completeDocument(generated.openapiObject, ctx.registry)
-        : generated.swaggerObject,
+    transformObject: (generated) => {
+      if (!('openapiObject' in generated)) return generated.swaggerObject;
+      const document = completeDocument(generated.openapiObject, ctx.registry);
+      // The server's release beside the contract's version: an OpenAPI extension, read by name.
+      document.info = { ...document.info, 'x-server-version': SERVER_VERSION };
+      return document;
+    },
   });
 }
 
-/** The reference page at /docs: served from the package itself, nothing loaded from elsewhere. */
+/**
+ * The reference page at /docs, titled and branded paytrack (our wordmark with the server's version in the top bar,
+ * our icon): served from the package itself, nothing loaded from elsewhere.
+ */
 export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { validatorUrl: null, deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 },
-    theme: { title: 'paytrack API' },
+    logo: { type: 'image/svg+xml', content: Buffer.from(WORDMARK_SVG), href: '/', target: '_self' },
+    theme: {
+      title: 'paytrack API',
+      favicon: [
+        {
+          filename: 'favicon.svg',
+          rel: 'icon',
+          sizes: 'any',
+          type: 'image/svg+xml',
+          content: Buffer.from(ICON_SVG),
+        },
+      ],
+    },
     staticCSP:
       "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'",
   });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** On every API answer: never cached (some carry secrets), never sniffed into another content type. */
 export const SECURITY_HEADERS = {
@@ -6,11 +6,18 @@ export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
 } as const;
 
+/** The docs page's scripts and styles may be cached; nothing else. */
+const CACHEABLE = /^\/docs(\/|$|\?)/;
+
+/** Sets the security headers on an answer to `url`. */
+export function applySecurityHeaders(reply: FastifyReply, url: string): void {
+  reply.header('x-content-type-options', SECURITY_HEADERS['x-content-type-options']);
+  if (!CACHEABLE.test(url)) reply.header('cache-control', SECURITY_HEADERS['cache-control']);
+}
+
 export function registerSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('x-content-type-options', SECURITY_HEADERS['x-content-type-options']);
-    // The docs page's scripts and styles may be cached; nothing else.
-    if (!request.url.startsWith('/docs')) reply.header('cache-control', SECURITY_HEADERS['cache-control']);
+    applySecurityHeaders(reply, request.url);
     return payload;
   });
 }

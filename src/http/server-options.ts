@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import { type ErrorCode, fieldError } from '../lib/app-error.js';
 import { requestIdFor } from './envelope.js';
 import { sendError, statusFor } from './errors.js';
-import { SECURITY_HEADERS } from './security-headers.js';
+import { applySecurityHeaders, SECURITY_HEADERS } from './security-headers.js';
 
 export interface HttpLimits {
   /** The whole request, body included, must arrive within this. */
@@ -137,9 +137,12 @@ export function serverOptions(
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Answered by the request guards instead, in the envelope with the security headers (Fastify's own 503 has neither).
+    return503OnClosing: false,
     requestTimeout: limits.requestTimeoutMs,
     http: {
+      // Node would answer a request without Host with a bare 400; the request guards answer it in the envelope.
+      requireHostHeader: false,
       headersTimeout: limits.headersTimeoutMs,
       // How often Node looks for requests past their timeouts (30 s by default, longer than the timeouts).
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
@@ -147,8 +150,10 @@ export function serverOptions(
     clientErrorHandler: answerClientError,
     // Path parameters as long as the URL: the route's schema gives the same validation_error at any length.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8_192 },
+    // Errors met before routing (a URL that cannot be decoded): no hook runs for them, so the headers are set here.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
+      applySecurityHeaders(reply, request.url);
       const page = pageOf(request.url, options.pages ?? []);
       if (page) return page.badUrl(reply);
       if (error.code === 'FST_ERR_BAD_URL') {

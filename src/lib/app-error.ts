@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'amount_exceeds_balance'
   | 'total_too_large'
   | 'rate_limited'
-  | 'internal_error';
+  | 'internal_error'
+  | 'service_unavailable';
 
 export type ErrorDetails = Record<string, unknown>;
 

@@ -8,11 +8,30 @@ export function isCurrency(code: string): boolean {
   return /^[A-Z]{3}$/.test(code) && currencies.has(code);
 }
 
+const digitsByCurrency = new Map<string, number>();
+
 /** Digits after the decimal point in the currency's minor unit (NGN 2, JPY 0, KWD 3). */
 export function minorUnitDigits(currency: string): number {
-  return (
-    new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2
-  );
+  let digits = digitsByCurrency.get(currency);
+  if (digits === undefined) {
+    digits =
+      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
+      2;
+    digitsByCurrency.set(currency, digits);
+  }
+  return digits;
+}
+
+/**
+ * An integer of minor units as a decimal string in major units, with the currency's exponent: 150000 NGN is
+ * "1500.00", 1500 JPY "1500", -5 NGN "-0.05". Done on the integer's digits, so no float ever holds the amount.
+ */
+export function toMajorUnits(minor: number, currency: string): string {
+  if (!Number.isSafeInteger(minor)) throw new Error(`not an amount of minor units: ${minor}`);
+  const digits = minorUnitDigits(currency);
+  const sign = minor < 0 ? '-' : '';
+  const units = String(Math.abs(minor)).padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${units}` : `${sign}${units.slice(0, -digits)}.${units.slice(-digits)}`;
 }
 
 /**
@@ -56,14 +75,10 @@ export function addExact(a: number, b: number, what = 'sum'): number {
  * "¥1,500"). The decimal string goes to Intl whole, so no float ever holds the amount.
  */
 export function formatMoney(minor: number, currency: string, locale = 'en'): string {
-  const digits = minorUnitDigits(currency);
-  const sign = minor < 0 ? '-' : '';
-  const units = String(Math.abs(minor)).padStart(digits + 1, '0');
-  const decimal = digits === 0 ? units : `${units.slice(0, -digits)}.${units.slice(-digits)}`;
   const format = new Intl.NumberFormat(locale, {
     style: 'currency',
     currency,
     currencyDisplay: 'narrowSymbol',
   });
-  return format.format(`${sign}${decimal}` as unknown as number);
+  return format.format(toMajorUnits(minor, currency) as unknown as number);
 }

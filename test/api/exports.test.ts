@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { up } from '../../src/db/migrations/0022_export_formats.js';
 import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { appendEntries } from '../../src/modules/ledger/ledger.service.js';
@@ -113,7 +114,12 @@ async function paymentsFixture() {
   const ws = await newWorkspace(t);
   const customer = await newCustomer(ws.api, { name: 'Adaeze Okafor' });
   const plan = await newTrack(ws.api, { customerId: customer.id, amount: 5_000_000 });
-  const dollars = await newTrack(ws.api, { customerId: customer.id, amount: 900_000_000, currency: 'USD' });
+  const dollars = await newTrack(ws.api, {
+    customerId: customer.id,
+    amount: 900_000_000,
+    currency: 'USD',
+    title: 'Generator "Mikano" 20kVA',
+  });
   const inFebruary = [
     await newPayment(ws.api, plan.id, {
       amount: 150_000,
@@ -133,14 +139,17 @@ async function paymentsFixture() {
   const other = await newWorkspace(t);
   const otherPlan = await newTrack(other.api);
   await newPayment(other.api, otherPlan.id, { amount: 4_444, paidAt: '2028-02-10T09:30:00Z' });
-  return { ws, inFebruary };
+  return { ws, inFebruary, titles: new Map([plan, dollars].map((p) => [p.id, p.title])), customer };
 }
 
 const PAYMENT_COLUMNS = [
   'id',
   'trackId',
+  'planTitle',
   'customerId',
+  'customerName',
   'amount',
+  'amountDecimal',
   'currency',
   'method',
   'status',
@@ -151,9 +160,27 @@ const PAYMENT_COLUMNS = [
   'reversedAt',
 ];
 
+/** The fixture's amounts in major units, as the export must write them. */
+const DECIMALS: Record<number, string> = {
+  150000: '1500.00',
+  7: '0.07',
+  123456789: '1234567.89',
+  2500: '25.00',
+  1000: '10.00',
+};
+
+/** A payment as an export row: the API's fields, the plan's title, the customer's name and the decimal amount. */
+function paymentRow(p: Record<string, any>, titles: Map<string, string>) {
+  const row: Record<string, unknown> = Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, p[c]]));
+  row.planTitle = titles.get(p.trackId) ?? null;
+  row.customerName = 'Adaeze Okafor';
+  row.amountDecimal = DECIMALS[p.amount];
+  return row;
+}
+
 describe('POST /reports/export', () => {
   test('payments as CSV: every payment of the workspace in [from, to), amounts exact, none of another workspace', async () => {
-    const { ws, inFebruary } = await paymentsFixture();
+    const { ws, inFebruary, titles } = await paymentsFixture();
     const queued = await startExport(ws.api, { report: 'payments', format: 'csv', ...FEBRUARY });
     assert.match(queued.id, /^exp_/);
     assert.deepEqual(queued, {
@@ -196,8 +223,11 @@ describe('POST /reports/export', () => {
       expected.map((p) => ({
         id: p.id,
         trackId: p.trackId,
+        planTitle: titles.get(p.trackId) ?? '',
         customerId: p.customerId,
+        customerName: 'Adaeze Okafor',
         amount: String(p.amount),
+        amountDecimal: DECIMALS[p.amount] ?? '',
         currency: p.currency,
         method: p.method,
         status: p.status,
@@ -213,17 +243,45 @@ describe('POST /reports/export', () => {
       expected.map((p) => [String(p.amount), p.currency]),
     );
     assert.ok(records.some((r) => r.amount === '123456789' && r.currency === 'USD'));
+    assert.ok(
+      records.some((r) => r.amountDecimal === '1234567.89' && r.planTitle === 'Generator "Mikano" 20kVA'),
+    );
+    assert.ok(records.some((r) => r.amountDecimal === '0.07'));
     assert.ok(records.some((r) => r.status === 'reversed' && r.reversedAt !== ''));
   });
 
-  test('payments as JSON lines: one object per line, the same rows', async () => {
-    const { ws, inFebruary } = await paymentsFixture();
+  test('payments as JSON: one array, the same rows, with names and decimal amounts', async () => {
+    const { ws, inFebruary, titles } = await paymentsFixture();
     const done = await exported(ws.api, { report: 'payments', format: 'json', ...FEBRUARY });
     assert.equal(done.status, 'done');
+    assert.equal(done.format, 'json');
+    assert.deepEqual(done.progress, { rows: 4, total: 4 });
+    const file = await t.app.inject({ method: 'GET', url: pathOf(done.downloadUrl) });
+    assert.equal(file.statusCode, 200);
+    assert.equal(file.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(file.headers['content-disposition'], `attachment; filename="payments-${done.id}.json"`);
+    const rows = JSON.parse(file.body);
+    assert.ok(Array.isArray(rows));
+    assert.deepEqual(
+      rows,
+      [...inFebruary].sort((a, b) => (a.id < b.id ? -1 : 1)).map((p) => paymentRow(p, titles)),
+    );
+    assert.deepEqual(Object.keys(rows[0] ?? {}), PAYMENT_COLUMNS);
+
+    const none = await exported(ws.api, { report: 'payments', format: 'json', to: '2020-01-01T00:00:00Z' });
+    const empty = await t.app.inject({ method: 'GET', url: pathOf(none.downloadUrl) });
+    assert.deepEqual(JSON.parse(empty.body), []);
+  });
+
+  test('payments as JSON lines: one object per line, the same rows', async () => {
+    const { ws, inFebruary, titles } = await paymentsFixture();
+    const done = await exported(ws.api, { report: 'payments', format: 'jsonl', ...FEBRUARY });
+    assert.equal(done.status, 'done');
+    assert.equal(done.format, 'jsonl');
     assert.deepEqual(done.progress, { rows: 4, total: 4 });
     const file = await download(done.downloadUrl);
     assert.equal(file.status, 200);
-    assert.equal(file.headers['content-type'], 'application/x-ndjson');
+    assert.equal(file.headers['content-type'], 'application/x-ndjson; charset=utf-8');
     assert.equal(file.headers['content-disposition'], `attachment; filename="payments-${done.id}.jsonl"`);
     const text = file.body as unknown as string;
     assert.equal(typeof text, 'string', 'the body is lines, not one JSON document');
@@ -234,9 +292,7 @@ describe('POST /reports/export', () => {
       .map((line) => JSON.parse(line));
     assert.deepEqual(
       lines,
-      [...inFebruary]
-        .sort((a, b) => (a.id < b.id ? -1 : 1))
-        .map((p) => Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, p[c]]))),
+      [...inFebruary].sort((a, b) => (a.id < b.id ? -1 : 1)).map((p) => paymentRow(p, titles)),
     );
   });
 
@@ -279,13 +335,26 @@ describe('POST /reports/export', () => {
       'id',
       'type',
       'trackId',
+      'planTitle',
       'customerId',
+      'customerName',
       'amount',
+      'amountDecimal',
       'balanceAfter',
+      'balanceAfterDecimal',
       'currency',
       'occurredAt',
     ]);
     assert.equal(records.length, 2_345);
+    for (const r of records) {
+      // Small amounts: a float's toFixed is exact here, and an independent check of the integer arithmetic.
+      assert.equal(r.amountDecimal, (Number(r.amount) / 100).toFixed(2), r.amount);
+      assert.equal(r.planTitle, '');
+      assert.equal(r.customerName, '');
+      assert.equal(r.balanceAfterDecimal, '');
+    }
+    assert.ok(records.some((r) => r.amountDecimal?.startsWith('-')));
+
     const ids = records.map((r) => r.id);
     assert.deepEqual(ids, [...new Set(ids)].sort());
     assert.equal(
@@ -293,11 +362,23 @@ describe('POST /reports/export', () => {
       entries.reduce((sum, e) => sum + e.amount, 0),
     );
     assert.deepEqual(records.map((r) => r.occurredAt).sort(), entries.map((e) => e.occurredAt).sort());
+
+    // The same rows as one JSON array: valid JSON across the batches it was written in.
+    const json = await exported(ws.api, { report: 'ledger', format: 'json', ...FEBRUARY });
+    assert.deepEqual(json.progress, { rows: 2_345, total: 2_345 });
+    const file = await t.app.inject({ method: 'GET', url: pathOf(json.downloadUrl) });
+    const rows = JSON.parse(file.body);
+    assert.equal(rows.length, 2_345);
+    assert.deepEqual(
+      rows.map((r: { id: string }) => r.id),
+      ids,
+    );
+    assert.equal(rows[0].planTitle, null);
   });
 
-  test('ledger as JSON lines, as GET /ledger shows it', async () => {
-    const { ws } = await paymentsFixture();
-    const done = await exported(ws.api, { report: 'ledger', format: 'json' });
+  test('ledger as JSON lines, as GET /ledger shows it, with names and decimal amounts', async () => {
+    const { ws, titles, customer } = await paymentsFixture();
+    const done = await exported(ws.api, { report: 'ledger', format: 'jsonl' });
     const ledger = await ws.api.get('/ledger?limit=100');
     assert.equal(ledger.status, 200);
     const lines = (await download(done.downloadUrl)).body
@@ -306,12 +387,56 @@ describe('POST /reports/export', () => {
       .map((l: string) => JSON.parse(l));
     assert.ok(lines.length > 0);
     assert.deepEqual(done.progress, { rows: lines.length, total: lines.length });
+    // NGN and USD amounts of this size: a float's toFixed(2) is exact, and independent of the export's arithmetic.
+    const decimal = (minor: number | null) => (minor === null ? null : (minor / 100).toFixed(2));
     assert.deepEqual(
       lines,
-      [...ledger.body.data.items]
-        .reverse()
-        .map(({ refs: _refs, ...entry }: Record<string, unknown>) => entry),
+      [...ledger.body.data.items].reverse().map(({ refs: _refs, ...entry }: Record<string, any>) => ({
+        ...entry,
+        planTitle: titles.get(entry.trackId) ?? null,
+        customerName: entry.customerId === customer.id ? 'Adaeze Okafor' : null,
+        amountDecimal: decimal(entry.amount),
+        balanceAfterDecimal: decimal(entry.balanceAfter),
+      })),
     );
+    assert.ok(lines.some((l: Record<string, unknown>) => l.amountDecimal === '9000000.00'));
+    assert.ok(lines.some((l: Record<string, any>) => l.amountDecimal.startsWith('-')));
+  });
+
+  test('amounts in major units follow the currency: none after the point for JPY, three for KWD', async () => {
+    const ws = await newWorkspace(t);
+    const customer = await newCustomer(ws.api, { name: 'Kenji Sato' });
+    const yen = await newTrack(ws.api, {
+      customerId: customer.id,
+      amount: 90_000,
+      currency: 'JPY',
+      title: 'Bike',
+    });
+    const dinar = await newTrack(ws.api, {
+      customerId: customer.id,
+      amount: 90_000,
+      currency: 'KWD',
+      title: 'TV',
+    });
+    await newPayment(ws.api, yen.id, { amount: 1_500, paidAt: '2028-02-02T00:00:00Z', reference: '-2+3' });
+    await newPayment(ws.api, dinar.id, { amount: 1_234, paidAt: '2028-02-03T00:00:00Z' });
+    const done = await exported(ws.api, { report: 'payments', format: 'csv', ...FEBRUARY });
+    const { records } = csvRecords((await download(done.downloadUrl)).body);
+    assert.deepEqual(
+      records.map((r) => [r.planTitle, r.customerName, r.amount, r.amountDecimal, r.currency]),
+      [
+        ['Bike', 'Kenji Sato', '1500', '1500', 'JPY'],
+        ['TV', 'Kenji Sato', '1234', '1.234', 'KWD'],
+      ],
+    );
+    // A negative decimal is a number to a spreadsheet and stays as it is; text that starts like a formula does not.
+    assert.equal(records[0]?.reference, "'-2+3");
+    const ledger = await exported(ws.api, { report: 'ledger', format: 'csv' });
+    const entries = csvRecords((await download(ledger.downloadUrl)).body).records;
+    const paid = entries.find((e) => e.type === 'payment.recorded' && e.currency === 'JPY');
+    assert.ok(paid, JSON.stringify(entries));
+    assert.equal(paid.amountDecimal, paid.amount?.startsWith('-') ? '-1500' : '1500');
+    assert.equal(paid.balanceAfterDecimal, '88500');
   });
 
   test('a done export sends export.completed with the export', async () => {
@@ -327,17 +452,19 @@ describe('POST /reports/export', () => {
   for (const report of ['summary', 'collections', 'overdue'] as const) {
     test(`${report}: its rows, counted when done`, async () => {
       const { ws } = await paymentsFixture();
-      for (const format of ['csv', 'json']) {
+      for (const format of ['csv', 'json', 'jsonl']) {
         const done = await exported(ws.api, { report, format, ...FEBRUARY });
         assert.equal(done.status, 'done', JSON.stringify(done));
         assert.equal(done.progress.total, done.progress.rows);
-        const file = await download(done.downloadUrl);
-        assert.equal(file.status, 200);
-        const text = String(typeof file.body === 'string' ? file.body : JSON.stringify(file.body));
+        const file = await t.app.inject({ method: 'GET', url: pathOf(done.downloadUrl) });
+        assert.equal(file.statusCode, 200);
+        const text = file.body;
         const rows =
           format === 'csv'
             ? Math.max(parseCsv(text).length - 1, 0)
-            : text.trimEnd().split('\n').filter(Boolean).length;
+            : format === 'json'
+              ? JSON.parse(text).length
+              : text.trimEnd().split('\n').filter(Boolean).length;
         assert.equal(rows, done.progress.rows, text);
       }
     });
@@ -401,6 +528,24 @@ describe('POST /reports/export', () => {
   test('without a key: 401', async () => {
     const res = await anonymous.post('/reports/export', { report: 'payments', format: 'csv' });
     assert.equal(res.status, 401);
+  });
+});
+
+describe('exports made before json meant one array', () => {
+  test('read as jsonl, the JSON lines they were written as', async () => {
+    const ws = await newWorkspace(t);
+    const queued = await startExport(ws.api, { report: 'payments', format: 'jsonl' });
+    await t.ctx.db
+      .updateTable('report_exports')
+      .set({ format: 'json' })
+      .where('id', '=', queued.id)
+      .execute();
+    await up(t.ctx.db, t.ctx.dialect);
+    assert.equal((await exportOf(ws.api, queued.id)).format, 'jsonl');
+    await t.worker.drain();
+    const done = await exportOf(ws.api, queued.id);
+    const file = await download(done.downloadUrl);
+    assert.equal(file.headers['content-type'], 'application/x-ndjson; charset=utf-8');
   });
 });
 

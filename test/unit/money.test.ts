@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import {
   addExact,
   formatMoney,
   isCurrency,
   MAX_AMOUNT,
   minorUnitDigits,
+  toMajorUnits,
   toSafeInteger,
   UnsafeIntegerError,
 } from '../../src/lib/money.js';
@@ -28,6 +30,41 @@ describe('minorUnitDigits', () => {
     assert.equal(minorUnitDigits('KWD'), 3);
     assert.equal(minorUnitDigits('NGN'), 2);
     assert.equal(minorUnitDigits('USD'), 2);
+  });
+});
+
+describe('toMajorUnits', () => {
+  test("writes minor units as a decimal in major units with the currency's exponent", () => {
+    assert.equal(toMajorUnits(150_000, 'NGN'), '1500.00');
+    assert.equal(toMajorUnits(1_500, 'JPY'), '1500');
+    assert.equal(toMajorUnits(1_234_567, 'KWD'), '1234.567');
+    assert.equal(toMajorUnits(7, 'USD'), '0.07');
+    assert.equal(toMajorUnits(0, 'NGN'), '0.00');
+    assert.equal(toMajorUnits(0, 'JPY'), '0');
+    assert.equal(toMajorUnits(-5, 'NGN'), '-0.05');
+    assert.equal(toMajorUnits(-150_000, 'NGN'), '-1500.00');
+    assert.equal(toMajorUnits(-1_500, 'JPY'), '-1500');
+    assert.equal(toMajorUnits(Number.MAX_SAFE_INTEGER, 'USD'), '90071992547409.91');
+  });
+
+  test('is exact: the digits read back give the same integer, for any safe integer', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+        fc.constantFrom('NGN', 'JPY', 'KWD', 'USD'),
+        (minor, currency) => {
+          const text = toMajorUnits(minor, currency);
+          assert.match(text, /^-?[0-9]+(\.[0-9]+)?$/);
+          assert.equal((text.split('.')[1] ?? '').length, minorUnitDigits(currency));
+          assert.equal(BigInt(text.replace('.', '')), BigInt(minor));
+        },
+      ),
+    );
+  });
+
+  test('refuses what is not an integer', () => {
+    assert.throws(() => toMajorUnits(1.5, 'NGN'));
+    assert.throws(() => toMajorUnits(Number.MAX_SAFE_INTEGER + 1, 'NGN'));
   });
 });
 

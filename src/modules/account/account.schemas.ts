@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { CalendarDate, Instant, Nullable } from '../shared.schemas.js';
+import { DEFAULT_PLAN, PLANS, planById } from './plans.js';
 
 export const Mode = Type.Enum(['test', 'live']);
 
@@ -171,6 +172,20 @@ export const Usage = Type.Object(
   },
   {
     title: 'Usage',
+    examples: [
+      {
+        period: { from: '2027-01-30', to: '2027-01-31' },
+        totals: { requests: 1840, errors: 12 },
+        daily: [
+          { day: '2027-01-30', requests: 910, errors: 5 },
+          { day: '2027-01-31', requests: 930, errors: 7 },
+        ],
+        byKey: [
+          { keyId: 'key_01JD7ZB2C3D4E5F6G7H8J9K0M1', requests: 1500, errors: 9 },
+          { keyId: 'key_01JD7ZC3D4E5F6G7H8J9K0M1N2', requests: 340, errors: 3 },
+        ],
+      },
+    ],
     description:
       'Keyed requests of this workspace in the mode of the calling key, per UTC day. A request is counted ' +
       'once its response has been sent, so the request that reads usage is not in its own figures; it ' +
@@ -195,6 +210,9 @@ export const Subscription = Type.Object(
     }),
     plans: Type.Array(Plan, { description: 'Every plan on offer.' }),
   },
-  { title: 'Subscription' },
+  {
+    title: 'Subscription',
+    examples: [{ plan: planById(DEFAULT_PLAN), effectiveRateLimitPerMinute: 600, plans: PLANS }],
+  },
 );
 export type Subscription = Static<typeof Subscription>;

@@ -53,7 +53,19 @@ export const NotificationReceipt = Type.Object(
     ),
     replayed: Type.Boolean({ description: 'true when this notification id was received before.' }),
   },
-  { title: 'NotificationReceipt' },
+  {
+    title: 'NotificationReceipt',
+    examples: [
+      {
+        id: 'evt_gw_883104',
+        type: 'charge.succeeded',
+        outcome: 'recorded',
+        payment_id: 'pay_01JD7ZQ4N6X3E2W9V8T5R4K2M1',
+        reason: null,
+        replayed: false,
+      },
+    ],
+  },
 );
 export type NotificationReceipt = Static<typeof NotificationReceipt>;
 

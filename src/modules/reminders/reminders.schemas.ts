@@ -121,7 +121,12 @@ export const ReminderSendAccepted = Type.Object(
     queued: Type.Integer({ minimum: 0, description: 'How many reminders will be sent now.' }),
     reminderIds: Type.Array(Type.String()),
   },
-  { title: 'ReminderSendAccepted' },
+  {
+    title: 'ReminderSendAccepted',
+    examples: [
+      { queued: 2, reminderIds: ['rem_01JD7ZD4E5F6G7H8J9K0M1N2P3', 'rem_01JD7ZE5F6G7H8J9K0M1N2P3Q4'] },
+    ],
+  },
 );
 export type ReminderSendAccepted = Static<typeof ReminderSendAccepted>;
 
@@ -153,7 +158,22 @@ export const ReminderLog = Type.Object(
     error: Nullable(Type.String()),
     createdAt: Instant,
   },
-  { title: 'ReminderLog' },
+  {
+    title: 'ReminderLog',
+    examples: [
+      {
+        id: 'rml_01JD7ZF6G7H8J9K0M1N2P3Q4R5',
+        reminderId: 'rem_01JD7ZD4E5F6G7H8J9K0M1N2P3',
+        channel: 'sms',
+        to: '+2348031234567',
+        status: 'simulated',
+        provider: 'simulator',
+        providerMessageId: null,
+        error: null,
+        createdAt: '2027-01-28T08:00:01.000Z',
+      },
+    ],
+  },
 );
 export type ReminderLog = Static<typeof ReminderLog>;
 

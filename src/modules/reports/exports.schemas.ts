@@ -23,7 +23,8 @@ export const ReportExport = Type.Object(
     id: Type.String(),
     report: Type.Enum(EXPORT_REPORTS),
     format: Type.Enum(EXPORT_FORMATS, {
-      description: 'csv: a header row, then one row per record. json: JSON lines, one JSON object per line.',
+      description:
+        'csv: a header row, then one row per record. json: one JSON document, an array of row objects. jsonl: JSON lines, one object per line.',
     }),
     from: Nullable(Instant),
     to: Nullable(Instant),
@@ -66,7 +67,7 @@ export const ReportExportCreate = Type.Object(
     }),
     format: Type.Enum(EXPORT_FORMATS, {
       description:
-        'csv (text/csv, a header row) or json (JSON lines, application/x-ndjson: one object per line).',
+        'csv (text/csv, a header row, then a row per record), json (application/json, one array of row objects) or jsonl (application/x-ndjson, JSON lines: one object per line). Exports made when json meant JSON lines read as jsonl.',
     }),
     from: Type.Optional({
       ...Instant,

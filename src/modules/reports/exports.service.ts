@@ -28,7 +28,8 @@ export async function linkKey(ctx: AppContext): Promise<LinkKey> {
 /** The file's extension and content type for each format. */
 export const FILE_TYPES: Record<ExportFormat, { ext: string; contentType: string }> = {
   csv: { ext: 'csv', contentType: 'text/csv; charset=utf-8' },
-  json: { ext: 'jsonl', contentType: 'application/x-ndjson' },
+  json: { ext: 'json', contentType: 'application/json; charset=utf-8' },
+  jsonl: { ext: 'jsonl', contentType: 'application/x-ndjson; charset=utf-8' },
 };
 
 /** Where an export's file goes in the storage. */

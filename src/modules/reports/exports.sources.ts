@@ -1,11 +1,16 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
+import { toMajorUnits } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { ExportReport } from './exports.table.js';
+import { customersByIds, plansByIds } from './reports.repository.js';
 import { reportRows } from './reports.rows.js';
 
-/** One line of an export: money as integers of minor units beside its currency, instants as ISO 8601 text. */
+/**
+ * One line of an export: money as integers of minor units beside its currency (payments and the ledger add the
+ * same amount in major units as a decimal string), instants as ISO 8601 text.
+ */
 export type ExportRow = Record<string, string | number | null>;
 
 /** Rows read from the database per query (keyset on id); each batch is one progress update. */
@@ -28,8 +33,11 @@ export interface ExportRange {
 const PAYMENT_COLUMNS = [
   'id',
   'trackId',
+  'planTitle',
   'customerId',
+  'customerName',
   'amount',
+  'amountDecimal',
   'currency',
   'method',
   'status',
@@ -44,9 +52,13 @@ const LEDGER_COLUMNS = [
   'id',
   'type',
   'trackId',
+  'planTitle',
   'customerId',
+  'customerName',
   'amount',
+  'amountDecimal',
   'balanceAfter',
+  'balanceAfterDecimal',
   'currency',
   'occurredAt',
 ] as const;
@@ -65,20 +77,93 @@ function ledgerQuery(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
   return q;
 }
 
+/** Plan titles or customer names seen so far, by id: at most `max`, the oldest forgotten first. */
+class NameCache {
+  private readonly names = new Map<string, string | null>();
+
+  constructor(private readonly max: number) {}
+
+  get(id: string | null): string | null {
+    return id === null ? null : (this.names.get(id) ?? null);
+  }
+
+  /** The ids of `ids` not seen yet, once each. */
+  unseen(ids: readonly (string | null)[]): string[] {
+    const missing = new Set<string>();
+    for (const id of ids) if (id !== null && !this.names.has(id)) missing.add(id);
+    return [...missing];
+  }
+
+  /** Keeps what a lookup found; an id it did not find is kept as having no name. */
+  keep(ids: readonly string[], found: ReadonlyMap<string, string>): void {
+    for (const id of ids) {
+      if (this.names.size >= this.max) {
+        const oldest = this.names.keys().next();
+        if (!oldest.done) this.names.delete(oldest.value);
+      }
+      this.names.set(id, found.get(id) ?? null);
+    }
+  }
+}
+
+/**
+ * Names kept across an export's batches: a customer's payments and a plan's instalments come again and again, so
+ * most rows need no lookup; a page of either is a bounded number of short strings.
+ */
+const NAMES_KEPT = 50_000;
+
+/** The plan titles and customer names of an export's rows, looked up by primary key a batch at a time. */
+class Names {
+  private readonly plans = new NameCache(NAMES_KEPT);
+  private readonly customers = new NameCache(NAMES_KEPT);
+
+  constructor(
+    private readonly db: DbOrTrx,
+    private readonly tenant: TenantRef,
+  ) {}
+
+  /** Looks up, in one query each, the plans and customers of `rows` not seen before. */
+  async load(rows: readonly { track_id: string | null; customer_id: string | null }[]): Promise<void> {
+    const trackIds = this.plans.unseen(rows.map((row) => row.track_id));
+    const customerIds = this.customers.unseen(rows.map((row) => row.customer_id));
+    if (trackIds.length > 0) {
+      const found = await plansByIds(this.db, this.tenant, trackIds);
+      this.plans.keep(trackIds, new Map(found.map((plan) => [plan.id, plan.title])));
+    }
+    if (customerIds.length > 0) {
+      const found = await customersByIds(this.db, this.tenant, customerIds);
+      this.customers.keep(customerIds, new Map(found.map((c) => [c.id, c.name])));
+    }
+  }
+
+  planTitle(id: string | null): string | null {
+    return this.plans.get(id);
+  }
+
+  customerName(id: string | null): string | null {
+    return this.customers.get(id);
+  }
+}
+
 /**
  * Rows in id order, a batch of `EXPORT_BATCH` at a time: `fetch` gets the last id of the previous batch (null at
- * first) and returns the next batch, so the whole result never sits in memory.
+ * first) and returns the next batch, so the whole result never sits in memory. The plan titles and customer names
+ * a batch needs that were not seen before are read in one lookup each.
  */
-async function* keysetBatches<R extends { id: string }>(
+async function* keysetBatches<R extends { id: string; track_id: string | null; customer_id: string | null }>(
+  db: DbOrTrx,
+  tenant: TenantRef,
   fetch: (after: string | null) => Promise<R[]>,
-  toRow: (row: R) => ExportRow,
+  toRow: (row: R, names: Names) => ExportRow,
 ): AsyncIterable<readonly ExportRow[]> {
   let after: string | null = null;
+  const names = new Names(db, tenant);
   for (;;) {
     const rows = await fetch(after);
     if (rows.length === 0) return;
     after = rows[rows.length - 1]?.id ?? null;
-    yield rows.map(toRow);
+    await names.load(rows);
+    yield rows.map((row) => toRow(row, names));
     if (rows.length < EXPORT_BATCH) return;
   }
 }
@@ -93,6 +178,8 @@ async function paymentsSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange
     columns: PAYMENT_COLUMNS,
     batches: () =>
       keysetBatches(
+        db,
+        tenant,
         (after) => {
           const q = paymentsQuery(db, tenant, range).select([
             'id',
@@ -110,11 +197,14 @@ async function paymentsSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange
           ]);
           return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(EXPORT_BATCH).execute();
         },
-        (row): ExportRow => ({
+        (row, names): ExportRow => ({
           id: row.id,
           trackId: row.track_id,
+          planTitle: names.planTitle(row.track_id),
           customerId: row.customer_id,
+          customerName: names.customerName(row.customer_id),
           amount: row.amount,
+          amountDecimal: toMajorUnits(row.amount, row.currency),
           currency: row.currency,
           method: row.method,
           status: row.status,
@@ -138,6 +228,8 @@ async function ledgerSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange):
     columns: LEDGER_COLUMNS,
     batches: () =>
       keysetBatches(
+        db,
+        tenant,
         (after) => {
           const q = ledgerQuery(db, tenant, range).select([
             'id',
@@ -151,13 +243,18 @@ async function ledgerSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange):
           ]);
           return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(EXPORT_BATCH).execute();
         },
-        (row): ExportRow => ({
+        (row, names): ExportRow => ({
           id: row.id,
           type: row.type,
           trackId: row.track_id,
+          planTitle: names.planTitle(row.track_id),
           customerId: row.customer_id,
+          customerName: names.customerName(row.customer_id),
           amount: row.amount,
+          amountDecimal: toMajorUnits(row.amount, row.currency),
           balanceAfter: row.balance_after,
+          balanceAfterDecimal:
+            row.balance_after === null ? null : toMajorUnits(row.balance_after, row.currency),
           currency: row.currency,
           occurredAt: row.occurred_at,
         }),

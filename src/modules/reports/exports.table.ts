@@ -3,7 +3,8 @@ import type { Mode } from '../../lib/tenant.js';
 export const EXPORT_REPORTS = ['summary', 'collections', 'overdue', 'payments', 'ledger'] as const;
 export type ExportReport = (typeof EXPORT_REPORTS)[number];
 
-export const EXPORT_FORMATS = ['csv', 'json'] as const;
+/** csv: a header row then a row per record; json: one JSON array; jsonl: JSON lines, one object per line. */
+export const EXPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const EXPORT_STATUSES = ['queued', 'running', 'done', 'failed'] as const;

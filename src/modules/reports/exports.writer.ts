@@ -18,9 +18,16 @@ const MAX_ERROR_CHARS = 500;
 /** A run stopped from outside (the worker stopping, or its lease lost): not the export's failure. */
 class Interrupted extends Error {}
 
+/** A batch as text: JSON lines (each row and a newline), or the rows of a JSON array after `written` before. */
+function jsonText(batch: readonly ExportRow[], format: 'json' | 'jsonl', written: number): string {
+  if (format === 'jsonl') return batch.map((row) => `${JSON.stringify(row)}\n`).join('');
+  return `${written === 0 ? '\n' : ',\n'}${batch.map((row) => JSON.stringify(row)).join(',\n')}`;
+}
+
 /**
- * The chunks written to the file: for csv, each row (csv-stringify writes the header and quotes); for json,
- * one JSON line per row, a batch at a time. Progress is recorded once per batch, after it is handed on.
+ * The chunks written to the file: for csv, each row (csv-stringify writes the header and quotes); for jsonl,
+ * one JSON line per row; for json, one array (`[`, the rows joined by commas, `]`), a batch at a time either way,
+ * so the rows are never all in memory. Progress is recorded once per batch, after it is handed on.
  */
 async function* chunks(
   source: RowSource,
@@ -29,21 +36,33 @@ async function* chunks(
   signal: AbortSignal,
 ): AsyncGenerator<ExportRow | string> {
   let written = 0;
+  if (format === 'json') yield '[';
   for await (const batch of source.batches()) {
     if (signal.aborted) throw new Interrupted('the export was interrupted');
+    if (batch.length === 0) continue;
     if (format === 'csv') yield* batch;
-    else yield batch.map((row) => `${JSON.stringify(row)}\n`).join('');
+    else yield jsonText(batch, format, written);
     written += batch.length;
     await progress(written);
   }
+  if (format === 'json') yield written === 0 ? ']\n' : '\n]\n';
+}
+
+/** What a spreadsheet would run as a formula: text starting with =, +, -, @, tab or CR (or their full-width forms). */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+/** A number written as text (a negative decimal amount): no formula, so it stays a number to a spreadsheet. */
+const PLAIN_NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
+
+/** Text that a spreadsheet would run as a formula is written with a leading '; plain numbers as they are. */
+export function escapeFormula(text: string): string {
+  return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
 }
 
 function csvEncoder(source: RowSource): Transform {
   return stringify({
     header: true,
     ...(source.columns ? { columns: [...source.columns] } : {}),
-    // Text that a spreadsheet would run as a formula (=, +, -, @ first) is written with a leading '.
-    escape_formulas: true,
+    cast: { string: escapeFormula },
   });
 }
 

@@ -54,7 +54,30 @@ export const Summary = Type.Object(
       { description: 'One entry per currency; figures are never summed across currencies.' },
     ),
   },
-  { title: 'ReportSummary' },
+  {
+    title: 'ReportSummary',
+    examples: [
+      {
+        from: '2027-01-01T00:00:00.000Z',
+        to: '2027-02-01T00:00:00.000Z',
+        timezone: 'Africa/Lagos',
+        customers: { total: 412, active: 389 },
+        plans: { active: 356, completed: 48, archived: 7 },
+        currencies: [
+          {
+            currency: 'NGN',
+            billed: 1845000000,
+            collected: 1210500000,
+            outstanding: 2975000000,
+            overdue: 312000000,
+            collectionRate: 0.2891,
+            dso: 49.9,
+            expectedNext30Days: 640000000,
+          },
+        ],
+      },
+    ],
+  },
 );
 export type Summary = Static<typeof Summary>;
 
@@ -97,7 +120,32 @@ export const Collections = Type.Object(
       },
     ),
   },
-  { title: 'ReportCollections' },
+  {
+    title: 'ReportCollections',
+    examples: [
+      {
+        from: '2027-01-01T00:00:00.000Z',
+        to: '2027-01-03T00:00:00.000Z',
+        timezone: 'Africa/Lagos',
+        groupBy: 'day',
+        currencies: [
+          {
+            currency: 'NGN',
+            total: 4250000,
+            count: 3,
+            byMethod: [
+              { method: 'bank_transfer', total: 3000000, count: 2 },
+              { method: 'cash', total: 1250000, count: 1 },
+            ],
+            periods: [
+              { period: '2027-01-01', total: 1500000, count: 1 },
+              { period: '2027-01-02', total: 2750000, count: 2 },
+            ],
+          },
+        ],
+      },
+    ],
+  },
 );
 export type Collections = Static<typeof Collections>;
 
@@ -158,6 +206,38 @@ export const Overdue = Type.Object(
   },
   {
     title: 'ReportOverdue',
+    examples: [
+      {
+        asOf: '2027-02-01T00:00:00.000Z',
+        timezone: 'Africa/Lagos',
+        currencies: [
+          {
+            currency: 'NGN',
+            total: 2250000,
+            buckets: { '1-30': 1500000, '31-60': 750000, '61-90': 0, '91+': 0 },
+          },
+        ],
+        accounts: {
+          items: [
+            {
+              customerId: 'cus_01JD7ZK9V3B5N7Q9S1U3W5Y7A9',
+              customerName: 'Adaeze Okafor',
+              phone: '+2348031234567',
+              email: null,
+              trackId: 'trk_01JD7ZM2C8K4P6R8T0V2X4Z6B8',
+              planTitle: 'Samsung fridge, 6 months',
+              scheduleId: 'sch_01JD7ZN4E0M6R8T0V2X4Z6B8C0',
+              currency: 'NGN',
+              overdueAmount: 2250000,
+              oldestDueDate: '2026-12-15',
+              daysOverdue: 48,
+            },
+          ],
+          has_more: false,
+          next_cursor: null,
+        },
+      },
+    ],
     description:
       'A plan is overdue when an obligation of it is past due and unpaid, or its dueDate has passed with a balance left (then its whole balance is overdue).',
   },
