@@ -186,6 +186,16 @@ export const expectations: Record<string, Expectation> = {
     await api('/account');
   },
 
+  async 'export-json'(stdout, api) {
+    const lines = stdout.trim().split('\n');
+    assert.ok(
+      lines.includes('Ada Obi, Fridge, 3 instalments: 500.00 NGN'),
+      "the quick start's payment is a row",
+    );
+    const { items } = ok((await api('/payments?limit=100')).body);
+    assert.equal(lines.length, items.length, 'one line per payment');
+  },
+
   cli(stdout) {
     const lines = stdout.trim().split('\n');
     const created = JSON.parse(lines.at(-1) ?? '{}');
