@@ -139,13 +139,17 @@ export function serverEnv(
   };
 }
 
-/** A workspace and an all-scopes test key, issued by the command line while the server runs, as an operator would. */
-export async function issueTestKey(env: NodeJS.ProcessEnv, name: string) {
+/**
+ * A workspace and an all-scopes test key, issued by the command line while the server runs, as an operator would.
+ * `settings` are more options of `workspace create` (`--timezone`, `Africa/Lagos`).
+ */
+export async function issueTestKey(env: NodeJS.ProcessEnv, name: string, settings: string[] = []) {
   const workspace = await paytrackJson<{ id: string }>(env, [
     'workspace',
     'create',
     '--name',
     name,
+    ...settings,
     '--json',
   ]);
   const { key } = await paytrackJson<{ key: string }>(env, [

@@ -439,9 +439,11 @@ describe('first start on an empty database', () => {
       assert.equal(response.status, 200);
       assert.equal(await first.stop(), 0);
 
-      const second = await startCommand(['serve'], env, 'listening on');
+      // Another port: a connection the client kept to the first server must not be taken for one to the second.
+      const secondPort = await freePort();
+      const second = await startCommand(['serve'], { ...env, PORT: String(secondPort) }, 'listening on');
       assert.doesNotMatch(second.stdout.text, /pt_test_/);
-      assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
+      assert.equal((await fetch(`http://127.0.0.1:${secondPort}/health`)).status, 200);
       assert.equal(await second.stop(), 0);
       assert.match(second.stdout.text, /shutting down/);
 

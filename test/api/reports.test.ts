@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { clockAt } from '../helpers/clock-at.js';
 import { newCustomer, newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 import { holdWrite } from '../helpers/held-write.js';
 
@@ -14,15 +15,7 @@ before(async () => {
 });
 after(() => t.close());
 
-/** Runs `work` with the clock at `instant` (records get that time), then puts it back. */
-async function at<T>(instant: string, work: () => Promise<T>): Promise<T> {
-  t.clock.set(new Date(instant));
-  try {
-    return await work();
-  } finally {
-    t.clock.set(new Date(NOW));
-  }
-}
+const at = clockAt(() => t, NOW);
 
 const lagos = () => newWorkspace(t, { timezone: 'Africa/Lagos' });
 

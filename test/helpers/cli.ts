@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import type { Output } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/run.js';
 import type { TestDatabase } from './app.js';
@@ -50,13 +49,7 @@ export async function cliJson(env: NodeJS.ProcessEnv, ...argv: string[]) {
   return JSON.parse(result.stdout);
 }
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from '../../bench/processes.js';
 
 /** A long-running command (`serve`, `worker`) in this process; resolves once it printed `ready`. */
 export async function startCommand(argv: string[], env: NodeJS.ProcessEnv, ready: string) {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Temporal } from 'temporal-polyfill';
 import { type BenchDatabase, type DatabaseKind, prepareDatabase } from '../../bench/databases.js';
-import { freePort, paytrackJson, type Server, serverEnv, startServer } from '../../bench/processes.js';
+import { freePort, issueTestKey, type Server, serverEnv, startServer } from '../../bench/processes.js';
 
 export const databaseKinds = (process.env.REALTIME_DATABASES || 'sqlite,postgres')
   .split(',')
@@ -102,24 +102,7 @@ export async function startRealServer(kind: DatabaseKind): Promise<RealServer> {
     firstKey,
     api: (key) => client(baseUrl, key),
     async newWorkspace(name, timezone) {
-      const workspace = await paytrackJson<{ id: string }>(env, [
-        'workspace',
-        'create',
-        '--name',
-        name,
-        '--timezone',
-        timezone,
-        '--json',
-      ]);
-      const { key } = await paytrackJson<{ key: string }>(env, [
-        'key',
-        'create',
-        '--workspace',
-        workspace.id,
-        '--mode',
-        'test',
-        '--json',
-      ]);
+      const { key } = await issueTestKey(env, name, ['--timezone', timezone]);
       return client(baseUrl, key);
     },
     output: () => server.output(),
