@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
+import { createContext } from '../src/assembly.js';
 import { loadConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
 import { openDatabase } from '../src/db/database.js';
 import { systemClock } from '../src/lib/clock.js';
 import type { TenantRef } from '../src/lib/tenant.js';

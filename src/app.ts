@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { createContext } from './assembly.js';
 import type { Config } from './config.js';
-import { type AppContext, createContext } from './context.js';
+import type { AppContext } from './context.js';
 import type { DialectName } from './db/dialect.js';
 import type { Db } from './db/schema.js';
 import { authPlugin, scopePlugin } from './http/auth.js';

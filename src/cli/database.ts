@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { parse } from 'pg-connection-string';
+import { createContext } from '../assembly.js';
 import type { Config } from '../config.js';
-import { type AppContext, createContext } from '../context.js';
+import type { AppContext } from '../context.js';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase, sqlitePath } from '../db/database.js';
 import { hasMigrated, migrateToLatest } from '../db/migrate.js';
 import { CommandError } from './io.js';

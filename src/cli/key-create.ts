@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import type { Mode } from '../lib/tenant.js';
-import { planById } from '../modules/account/plans.js';
+import { subscriptionPlanById } from '../modules/account/subscription-plans.js';
 import { countActiveKeys, createKey } from '../modules/api-keys/api-keys.service.js';
 import { isScope, SCOPE_RESOURCES, type Scope } from '../modules/api-keys/scopes.js';
 import { lockWorkspace } from '../modules/workspaces/workspaces.service.js';
@@ -75,7 +75,7 @@ The key works at once, also on a server that is already running.`,
       ctx.db.transaction().execute(async (trx) => {
         const workspace = await lockWorkspace(trx, ctx.dialect, workspaceId);
         if (!workspace) throw new CommandError(`no workspace '${workspaceId}'`);
-        const limit = planById(workspace.subscription_plan).limits.apiKeys;
+        const limit = subscriptionPlanById(workspace.subscription_plan).limits.apiKeys;
         if ((await countActiveKeys(trx, workspaceId)) >= limit) {
           throw new CommandError(
             `the workspace has reached its plan's limit of ${limit} active API keys; revoke one first (paytrack key list, paytrack key revoke)`,

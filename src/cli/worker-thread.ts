@@ -4,8 +4,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Fastify from 'fastify';
+import { createContext } from '../assembly.js';
 import { loadConfig } from '../config.js';
-import { createContext } from '../context.js';
 import { openDatabase } from '../db/database.js';
 import { Worker } from '../jobs/worker.js';
 import { databaseOptions } from './database.js';

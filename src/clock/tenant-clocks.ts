@@ -1,7 +1,7 @@
 import type { Db, DbOrTrx } from '../db/schema.js';
-import type { SweepScope } from '../jobs/sweeps.js';
 import { type Clock, fixedClock, offsetClock } from '../lib/clock.js';
 import type { Mode, Tenant, TenantRef } from '../lib/tenant.js';
+import type { SweepScope } from './sweep-scope.js';
 import type { TestClockStatus } from './test-clocks.table.js';
 
 /**

@@ -4,11 +4,11 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { AppError } from '../lib/app-error.js';
-import { planById } from '../modules/account/plans.js';
+import { subscriptionPlanById } from '../modules/account/subscription-plans.js';
 
 /** Per-key, per-minute limit from the workspace's plan, or RATE_LIMIT_PER_MINUTE when set. */
 export function limitFor(config: Readonly<Config>, subscriptionPlan: string): number {
-  return config.rateLimitPerMinute ?? planById(subscriptionPlan).rateLimitPerMinute;
+  return config.rateLimitPerMinute ?? subscriptionPlanById(subscriptionPlan).rateLimitPerMinute;
 }
 
 type LimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

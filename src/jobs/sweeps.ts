@@ -1,65 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
+import type { SweepScope } from '../clock/sweep-scope.js';
 import { sweepScopes } from '../clock/tenant-clocks.js';
-import type { AppContext } from '../context.js';
+import type { AppContext, SweepDefinition } from '../context.js';
+
+export type { SweepScope } from '../clock/sweep-scope.js';
+export type { SweepDefinition } from '../context.js';
+
 import type { Clock } from '../lib/clock.js';
-import type { Mode } from '../lib/tenant.js';
 import { defineJob, exponentialBackoff } from './job.js';
 import { jobRow } from './queue.js';
-
-/**
- * A group of tenants that share one time: every live tenant, every test tenant whose clock was never moved,
- * or one workspace's test mode on its moved test clock.
- */
-export interface SweepScope {
-  mode: Mode;
-  now: Date;
-  /** Only this workspace. */
-  workspaceId?: string;
-  /** Every workspace of the mode but these (their test clocks were moved; each is a scope of its own). */
-  exceptWorkspaceIds?: readonly string[];
-  /**
-   * The most records the caller wants this run to handle (what is left of a test clock advance's budget): a sweep
-   * may stop once it has handled that many, and is run again. Without it, or in a sweep that does not read it,
-   * a run handles everything due.
-   */
-  limit?: number;
-}
-
-/**
- * Time-driven work: records that are due by their tenant's clock (obligations falling due, retries, reminders,
- * expiries). Repeated by the worker on every scope, and run by a test clock's advance at each instant where
- * something falls due on the way.
- */
-export interface SweepDefinition {
-  name: string;
-  everyMs: number;
-  /**
-   * Handles what is due in the scope at `scope.now`; returns how many records it handled. `log` is there when
-   * the worker runs it (a test clock's advance runs it without).
-   */
-  run(ctx: AppContext & { log?: FastifyBaseLogger }, scope: SweepScope): Promise<number>;
-  /**
-   * For work that falls due with time: the earliest instant strictly after `scope.now` at which this sweep will
-   * find something in the scope, as things stand (null: nothing ahead). A test clock's advance steps from one
-   * such instant to the next, running at each the sweeps due then. Without it, the sweep's work does not come
-   * due with time (what failed and is tried again): an advance runs it at its first and last steps.
-   */
-  nextDueAfter?(ctx: AppContext, scope: SweepScope): Promise<Date | null>;
-  /**
-   * Sweeps whose work this one's can make due at the same instant (an attempt created when its obligation falls
-   * due is due itself; a mandate activated lets blocked attempts run): when it handled something, they run right
-   * after it on the same scope, at the same instant, in the worker as in an advance, so that work never waits
-   * for their next turn. An advance relies on it between its first and last steps.
-   */
-  feeds?: readonly string[];
-  /**
-   * Bookkeeping that no other sweep reads and that comes out the same whenever it runs (report rollups): an
-   * advance runs it at its last step only.
-   */
-  bookkeeping?: boolean;
-}
 
 /** The earliest of stored instants (ISO text from both databases), as a Date; null when there is none. */
 export function earliest(...instants: readonly (string | null | undefined)[]): Date | null {
@@ -72,10 +23,7 @@ export function earliest(...instants: readonly (string | null | undefined)[]): D
   return first === null ? null : new Date(first);
 }
 
-/** Whether a sweep that has handled `handled` records has done what its caller asked for (`scope.limit`). */
-export function limitReached(scope: SweepScope, handled: number): boolean {
-  return scope.limit !== undefined && handled >= scope.limit;
-}
+export { limitReached } from './sweep-batches.js';
 
 /** One sweep over every scope, repeated; one job per sweep (its key), so workers never run a sweep twice at once. */
 export const sweepJob = defineJob({

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, Registry } from '../context.js';
-import type { EventSchemas } from '../events/catalog.js';
-import type { EventSubscriber } from '../events/relay.js';
 import type { PageForBadUrl } from '../http/server-options.js';
 import type { AnyJob } from '../jobs/job.js';
 import type { SweepDefinition } from '../jobs/sweeps.js';
+import type { EventSchemas } from '../outbox/catalog.js';
+import type { EventSubscriber } from '../outbox/relay.js';
 
 /** Everything a feature module plugs into the app: one per module, listed once in `modules/index.ts`. */
 export interface ModuleManifest {

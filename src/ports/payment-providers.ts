@@ -4,7 +4,6 @@ import {
   parseStandardNotification,
   type RawNotification,
 } from './provider-notifications.js';
-import type { ChargeRecord } from './simulated-charges.js';
 
 /** Failure codes every provider's answers are normalised to. */
 export const FAILURE_CODES = [
@@ -47,6 +46,12 @@ export interface ChargeRequest {
 export type ChargeResult =
   | { status: 'succeeded'; providerReference: string }
   | { status: 'failed'; code: FailureCode; message: string; retryable: boolean };
+
+/** Where the test-mode provider keeps its charges, so that one key is charged once, whatever the process. */
+export interface ChargeRecord {
+  /** The result kept for the request's reference, or `result` kept as the first. */
+  once(provider: string, request: ChargeRequest, result: ChargeResult): Promise<ChargeResult>;
+}
 
 /** A bank account number a provider gives a schedule: transfers to it are the schedule's payments. */
 export interface VirtualAccount {

@@ -3,8 +3,12 @@ import type { Mode } from '../lib/tenant.js';
 import { liveSender } from './live-messages.js';
 import { type MessageSender, simulatedSender } from './messages.js';
 import { createOutboundHttp, type OutboundHttp } from './outbound-http.js';
-import { type PaymentProvider, simulatedProvider, unavailableProvider } from './payment-providers.js';
-import type { ChargeRecord } from './simulated-charges.js';
+import {
+  type ChargeRecord,
+  type PaymentProvider,
+  simulatedProvider,
+  unavailableProvider,
+} from './payment-providers.js';
 
 /**
  * The outside world, behind interfaces on the app context. Mail, messages and payment providers are chosen by

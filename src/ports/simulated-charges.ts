@@ -1,6 +1,6 @@
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import type { ChargeRequest, ChargeResult } from './payment-providers.js';
+import type { ChargeRecord, ChargeResult } from './payment-providers.js';
 
 export interface SimulatedChargesTable {
   reference: string;
@@ -16,12 +16,6 @@ declare module '../db/schema.js' {
   interface Database {
     simulated_charges: SimulatedChargesTable;
   }
-}
-
-/** Where the test-mode provider keeps its charges, so that one key is charged once, whatever the process. */
-export interface ChargeRecord {
-  /** The result kept for the request's reference, or `result` kept as the first. */
-  once(provider: string, request: ChargeRequest, result: ChargeResult): Promise<ChargeResult>;
 }
 
 export function chargeRecordIn(db: Db, clock: Clock): ChargeRecord {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PLANS } from '../../src/modules/account/plans.js';
+import { SUBSCRIPTION_PLANS } from '../../src/modules/account/subscription-plans.js';
 import { KEY_FRESH_MS } from '../../src/modules/api-keys/key-cache.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newKey, newWorkspace } from '../helpers/factories.js';
@@ -97,7 +97,7 @@ describe('GET /account/subscription', () => {
         limits: { webhookEndpoints: 5, apiKeys: 10 },
       },
       effectiveRateLimitPerMinute: 600,
-      plans: PLANS,
+      plans: SUBSCRIPTION_PLANS,
     });
   });
 

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { CalendarDate, Instant, Nullable } from '../shared.schemas.js';
-import { DEFAULT_PLAN, PLANS, planById } from './plans.js';
+import { DEFAULT_SUBSCRIPTION_PLAN, SUBSCRIPTION_PLANS, subscriptionPlanById } from './subscription-plans.js';
 
 export const Mode = Type.Enum(['test', 'live']);
 
@@ -212,7 +212,13 @@ export const Subscription = Type.Object(
   },
   {
     title: 'Subscription',
-    examples: [{ plan: planById(DEFAULT_PLAN), effectiveRateLimitPerMinute: 600, plans: PLANS }],
+    examples: [
+      {
+        plan: subscriptionPlanById(DEFAULT_SUBSCRIPTION_PLAN),
+        effectiveRateLimitPerMinute: 600,
+        plans: SUBSCRIPTION_PLANS,
+      },
+    ],
   },
 );
 export type Subscription = Static<typeof Subscription>;

@@ -16,7 +16,7 @@ import {
   type Usage,
   type UsageQuery,
 } from './account.schemas.js';
-import { PLANS, planById } from './plans.js';
+import { SUBSCRIPTION_PLANS, subscriptionPlanById } from './subscription-plans.js';
 import type { UsageRecorder } from './usage.recorder.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -141,8 +141,8 @@ export async function getUsage(
 
 export function getSubscription(ctx: AppContext, auth: AuthContext): Subscription {
   return {
-    plan: planById(auth.workspace.subscriptionPlan),
+    plan: subscriptionPlanById(auth.workspace.subscriptionPlan),
     effectiveRateLimitPerMinute: limitFor(ctx.config, auth.workspace.subscriptionPlan),
-    plans: [...PLANS],
+    plans: [...SUBSCRIPTION_PLANS],
   };
 }

@@ -1,4 +1,4 @@
-import type { EventPayloads } from '../../events/catalog.js';
+import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { attemptsRoutes } from './attempts.routes.js';
 import { Attempt } from './attempts.schemas.js';
@@ -11,7 +11,7 @@ const events = {
   'attempt.failed': Attempt,
 };
 
-declare module '../../events/catalog.js' {
+declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 

@@ -1,11 +1,11 @@
 import type { AppContext } from '../../context.js';
 import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { recordEvent } from '../../events/outbox.js';
 import { notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { recordEvent } from '../../outbox/outbox.js';
 import type { ChargeResult } from '../../ports/payment-providers.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import * as mandates from '../mandates/mandates.repository.js';

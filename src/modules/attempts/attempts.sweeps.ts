@@ -1,5 +1,6 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
-import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { eachDue } from '../../jobs/sweep-batches.js';
+import { earliest, type SweepDefinition } from '../../jobs/sweeps.js';
 import * as repo from './attempts.repository.js';
 import { createFirstAttempt, noteTrouble, runAttempt } from './attempts.service.js';
 
@@ -13,16 +14,11 @@ export const createAttemptsSweep: SweepDefinition = {
   everyMs: 60_000,
   async run(ctx, scope) {
     const now = scope.now.toISOString();
-    let handled = 0;
-    for (;;) {
-      const due = await repo.obligationsToCollect(ctx.db, scope, now, BATCH);
-      for (const found of due) {
-        if (limitReached(scope, handled)) return handled;
-        if (await createFirstAttempt(ctx, sweepTenant(scope, found.workspace_id), found.id)) handled++;
-      }
-      if (due.length < BATCH) break;
-    }
-    return handled;
+    return eachDue(scope, {
+      batch: BATCH,
+      read: (limit) => repo.obligationsToCollect(ctx.db, scope, now, limit),
+      handle: (found) => createFirstAttempt(ctx, sweepTenant(scope, found.workspace_id), found.id),
+    });
   },
   async nextDueAfter(ctx, scope) {
     return earliest(await repo.nextToCollect(ctx.db, scope, scope.now.toISOString()));
@@ -38,24 +34,21 @@ export const runAttemptsSweep: SweepDefinition = {
   async run(ctx, scope) {
     const now = scope.now.toISOString();
     const staleBefore = new Date(scope.now.getTime() - STALE_CHARGE_MS).toISOString();
-    let handled = 0;
-    const seen = new Set<string>();
-    for (;;) {
-      const due = (await repo.toRun(ctx.db, scope, now, staleBefore, BATCH)).filter((a) => !seen.has(a.id));
-      for (const found of due) {
-        if (limitReached(scope, handled)) return handled;
-        seen.add(found.id);
+    return eachDue(scope, {
+      batch: BATCH,
+      read: (limit) => repo.toRun(ctx.db, scope, now, staleBefore, limit),
+      idOf: (found) => found.id,
+      async handle(found) {
         try {
-          if (await runAttempt(ctx, sweepTenant(scope, found.workspace_id), found.id)) handled++;
+          return await runAttempt(ctx, sweepTenant(scope, found.workspace_id), found.id);
         } catch (error) {
           // One attempt that cannot be recorded must not hold up the others; it stays visible and is tried again.
           ctx.log?.error({ err: error, attemptId: found.id }, 'collection attempt could not be run');
           await noteTrouble(ctx, found.id, scope.now.toISOString(), error);
+          return false;
         }
-      }
-      if (due.length < BATCH) break;
-    }
-    return handled;
+      },
+    });
   },
   async nextDueAfter(ctx, scope) {
     const staleBefore = new Date(scope.now.getTime() - STALE_CHARGE_MS).toISOString();

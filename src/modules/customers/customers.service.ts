@@ -1,13 +1,13 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { changedFrom, recordEvent } from '../../events/outbox.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import { readPhone } from '../../lib/phone.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { changedFrom, recordEvent } from '../../outbox/outbox.js';
 import { countryOf } from '../workspaces/workspaces.settings.js';
 import { balancesOf } from './customers.balances.js';
 import * as repo from './customers.repository.js';

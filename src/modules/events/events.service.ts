@@ -1,11 +1,11 @@
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { eventToApi } from '../../events/outbox.js';
 import { enqueueMany } from '../../jobs/queue.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { instantRange } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { eventToApi } from '../../outbox/outbox.js';
 import { deliverWebhookJob } from '../webhooks/webhooks.job.js';
 import * as webhooks from '../webhooks/webhooks.repository.js';
 import { parseEventTypes, subscribes } from '../webhooks/webhooks.service.js';

@@ -1,4 +1,4 @@
-import type { EventPayloads } from '../../events/catalog.js';
+import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { consentPages, unknownLink } from './consent.plugin.js';
 import { mandatesRoutes } from './mandates.routes.js';
@@ -14,7 +14,7 @@ const events = {
   'mandate.revoked': Mandate,
 };
 
-declare module '../../events/catalog.js' {
+declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 

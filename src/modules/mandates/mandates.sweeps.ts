@@ -1,7 +1,8 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { recordEvent } from '../../events/outbox.js';
-import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { eachDue } from '../../jobs/sweep-batches.js';
+import { earliest, type SweepDefinition } from '../../jobs/sweeps.js';
+import { recordEvent } from '../../outbox/outbox.js';
 import * as repo from './mandates.repository.js';
 import { registerAndActivate, toApi } from './mandates.service.js';
 
@@ -13,13 +14,12 @@ export const consentExpirySweep: SweepDefinition = {
   everyMs: 60_000,
   async run(ctx, scope) {
     const now = scope.now.toISOString();
-    let handled = 0;
-    for (;;) {
-      const due = await repo.expiring(ctx.db, scope, now, BATCH);
-      for (const found of due) {
-        if (limitReached(scope, handled)) return handled;
+    return eachDue(scope, {
+      batch: BATCH,
+      read: (limit) => repo.expiring(ctx.db, scope, now, limit),
+      handle(found) {
         const tenant = sweepTenant(scope, found.workspace_id);
-        const expired = await inTransaction(ctx, async (trx) => {
+        return inTransaction(ctx, async (trx) => {
           const row = await repo.updateIn(
             trx,
             tenant,
@@ -31,11 +31,8 @@ export const consentExpirySweep: SweepDefinition = {
           if (row) await recordEvent(trx, tenant, 'mandate.expired', toApi(row), { status: 'pending' });
           return row !== undefined;
         });
-        if (expired) handled++;
-      }
-      if (due.length < BATCH) break;
-    }
-    return handled;
+      },
+    });
   },
   async nextDueAfter(ctx, scope) {
     return earliest(await repo.nextExpiring(ctx.db, scope, scope.now.toISOString()));
@@ -50,20 +47,23 @@ export const mandateActivationSweep: SweepDefinition = {
   name: 'mandates.activate',
   everyMs: 60_000,
   async run(ctx, scope) {
-    let handled = 0;
-    for (const found of await repo.awaitingActivation(ctx.db, scope, BATCH)) {
-      if (limitReached(scope, handled)) return handled;
-      const tenant = sweepTenant(scope, found.workspace_id);
-      try {
-        if (await registerAndActivate(ctx, tenant, found.id)) handled++;
-      } catch (error) {
-        ctx.log?.warn(
-          { err: error, mandateId: found.id },
-          'mandate could not be registered with its provider',
-        );
-      }
-    }
-    return handled;
+    return eachDue(scope, {
+      batch: BATCH,
+      maxBatches: 1,
+      read: (limit) => repo.awaitingActivation(ctx.db, scope, limit),
+      async handle(found) {
+        const tenant = sweepTenant(scope, found.workspace_id);
+        try {
+          return await registerAndActivate(ctx, tenant, found.id);
+        } catch (error) {
+          ctx.log?.warn(
+            { err: error, mandateId: found.id },
+            'mandate could not be registered with its provider',
+          );
+          return false;
+        }
+      },
+    });
   },
   // Attempts blocked for want of an active mandate may run at once.
   feeds: ['attempts.run'],

@@ -1,4 +1,4 @@
-import type { EventPayloads } from '../../events/catalog.js';
+import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { paymentsRoutes } from './payments.routes.js';
 import { PaymentEvent } from './payments.schemas.js';
@@ -10,7 +10,7 @@ const events = {
   'payment.applied': PaymentEvent,
 };
 
-declare module '../../events/catalog.js' {
+declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 

@@ -1,10 +1,10 @@
 import type { Trx } from '../../db/schema.js';
-import { recordEvent } from '../../events/outbox.js';
 import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { newId } from '../../lib/ids.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { referenceKey } from '../../lib/text.js';
+import { recordEvent } from '../../outbox/outbox.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import { allocatePayment, allocateToSchedule } from '../schedules/schedules.allocation.js';
 import type { ObligationsTable } from '../schedules/schedules.table.js';

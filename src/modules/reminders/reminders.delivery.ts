@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { recordEvent } from '../../events/outbox.js';
 import { quietHoursEnd } from '../../lib/calendar.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { recordEvent } from '../../outbox/outbox.js';
 import type { DeliveryReceipt } from '../../ports/messages.js';
 import { factsOf, loadSubject, skipReasonOf, withdrawnReasonOf } from './reminders.facts.js';
 import * as repo from './reminders.repository.js';

@@ -1,4 +1,4 @@
-import type { EventPayloads } from '../../events/catalog.js';
+import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { sendRemindersJob } from './reminders.job.js';
 import { remindersRoutes } from './reminders.routes.js';
@@ -10,7 +10,7 @@ const events = {
   'reminder.failed': Reminder,
 };
 
-declare module '../../events/catalog.js' {
+declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 

@@ -1,7 +1,8 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
 import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { eachDue } from '../../jobs/sweep-batches.js';
+import { earliest, type SweepDefinition } from '../../jobs/sweeps.js';
 import { quietHoursEnd } from '../../lib/calendar.js';
 import type { Tenant } from '../../lib/tenant.js';
 import * as obligations from '../schedules/obligations.repository.js';
@@ -108,17 +109,14 @@ export const reminderStagesSweep: SweepDefinition = {
   name: 'reminders.schedule',
   everyMs: 60_000,
   async run(ctx, scope) {
-    let handled = 0;
-    for (;;) {
-      const due = await repo.obligationsToRemind(ctx.db, scope, scope.now.toISOString(), BATCH);
-      for (const found of due) {
-        if (limitReached(scope, handled)) return handled;
+    return eachDue(scope, {
+      batch: BATCH,
+      read: (limit) => repo.obligationsToRemind(ctx.db, scope, scope.now.toISOString(), limit),
+      handle(found) {
         const tenant = sweepTenant(scope, found.workspace_id);
-        if (await inTransaction(ctx, (trx) => remindStage(trx, tenant, found.id))) handled++;
-      }
-      if (due.length < BATCH) break;
-    }
-    return handled;
+        return inTransaction(ctx, (trx) => remindStage(trx, tenant, found.id));
+      },
+    });
   },
   async nextDueAfter(ctx, scope) {
     return earliest(await repo.nextToRemind(ctx.db, scope, scope.now.toISOString()));
@@ -132,25 +130,20 @@ export const sendRemindersSweep: SweepDefinition = {
   name: 'reminders.send',
   everyMs: 60_000,
   async run(ctx, scope) {
-    let handled = 0;
-    const seen = new Set<string>();
-    for (;;) {
-      const due = (await repo.dueToSend(ctx.db, scope, scope.now.toISOString(), BATCH)).filter(
-        (r) => !seen.has(r.id),
-      );
-      for (const found of due) {
-        if (limitReached(scope, handled)) return handled;
-        seen.add(found.id);
+    return eachDue(scope, {
+      batch: BATCH,
+      read: (limit) => repo.dueToSend(ctx.db, scope, scope.now.toISOString(), limit),
+      idOf: (found) => found.id,
+      async handle(found) {
         try {
-          if (await deliverReminder(ctx, sweepTenant(scope, found.workspace_id), found.id)) handled++;
+          return await deliverReminder(ctx, sweepTenant(scope, found.workspace_id), found.id);
         } catch (error) {
           // One reminder that cannot be handled holds up no other; it is taken again once its claim lapses.
           ctx.log?.error({ err: error, reminderId: found.id }, 'reminder could not be sent');
+          return false;
         }
-      }
-      if (due.length < BATCH) break;
-    }
-    return handled;
+      },
+    });
   },
   async nextDueAfter(ctx, scope) {
     const next = await repo.nextToSend(ctx.db, scope, scope.now.toISOString());

@@ -1,4 +1,4 @@
-import type { EventPayloads } from '../../events/catalog.js';
+import type { EventPayloads } from '../../outbox/catalog.js';
 import { writeExportJob } from './exports.job.js';
 import { exportsRoutes } from './exports.routes.js';
 import { ReportExport } from './exports.schemas.js';
@@ -8,7 +8,7 @@ const events = {
   'export.completed': ReportExport,
 };
 
-declare module '../../events/catalog.js' {
+declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 

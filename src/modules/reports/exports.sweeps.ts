@@ -1,4 +1,5 @@
-import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { eachDue } from '../../jobs/sweep-batches.js';
+import { earliest, type SweepDefinition } from '../../jobs/sweeps.js';
 import * as repo from './exports.repository.js';
 import { exportStorage } from './exports.storage.js';
 
@@ -14,24 +15,21 @@ export const cleanExportsSweep: SweepDefinition = {
   async run(ctx, scope) {
     const storage = exportStorage(ctx.config);
     const now = scope.now.toISOString();
-    const seen = new Set<string>();
-    let handled = 0;
-    for (;;) {
-      const due = (await repo.expiredFiles(ctx.db, scope, now, BATCH)).filter((row) => !seen.has(row.id));
-      for (const found of due) {
-        if (limitReached(scope, handled)) return handled;
-        seen.add(found.id);
+    return eachDue(scope, {
+      batch: BATCH,
+      read: (limit) => repo.expiredFiles(ctx.db, scope, now, limit),
+      idOf: (found) => found.id,
+      async handle(found) {
         try {
           if (found.storage_key) await storage.remove(found.storage_key);
-          if (await repo.markFileRemoved(ctx.db, found.id, now)) handled++;
+          return await repo.markFileRemoved(ctx.db, found.id, now);
         } catch (error) {
           // One file that cannot be removed holds up no other; the next sweep tries it again.
           ctx.log?.error({ err: error, exportId: found.id }, 'export file could not be removed');
+          return false;
         }
-      }
-      if (due.length < BATCH) break;
-    }
-    return handled;
+      },
+    });
   },
   async nextDueAfter(ctx, scope) {
     return earliest(await repo.nextExpiredFile(ctx.db, scope, scope.now.toISOString()));

@@ -2,7 +2,8 @@ import type { DialectName } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import type { TenantGroup } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { eachDueBatch, limitReached } from '../../jobs/sweep-batches.js';
+import type { SweepDefinition } from '../../jobs/sweeps.js';
 import { FOLD_BATCH, foldLedgerEntries, foldObligations, foldPayments } from './rollups.folds.js';
 import { foldStatuses } from './rollups.statuses.js';
 
@@ -30,13 +31,16 @@ export const rollupSweep: SweepDefinition = {
   async run(ctx, scope) {
     let handled = 0;
     for (const fold of FOLDS) {
-      for (let batch = 0; batch < MAX_BATCHES; batch++) {
-        if (limitReached(scope, handled)) return handled;
-        const size = scope.limit === undefined ? FOLD_BATCH : Math.min(FOLD_BATCH, scope.limit - handled);
-        const folded = await inTransaction(ctx, (trx) => fold(trx, ctx.dialect, scope, size));
-        handled += folded;
-        if (folded < size) break;
-      }
+      if (limitReached(scope, handled)) return handled;
+      const left = scope.limit === undefined ? scope : { ...scope, limit: scope.limit - handled };
+      handled += await eachDueBatch(
+        left,
+        { batch: FOLD_BATCH, maxBatches: MAX_BATCHES, shrinkToLimit: true },
+        async (size) => {
+          const folded = await inTransaction(ctx, (trx) => fold(trx, ctx.dialect, scope, size));
+          return { found: folded, handled: folded };
+        },
+      );
     }
     return handled;
   },

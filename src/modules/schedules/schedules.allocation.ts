@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/schema.js';
-import { recordEvent } from '../../events/outbox.js';
 import { allocateOldestFirst } from '../../lib/calendar.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { recordEvent } from '../../outbox/outbox.js';
 import { appendEntries } from '../ledger/ledger.service.js';
 import type { PaymentAllocation } from '../payments/payments.table.js';
 import type { TracksTable } from '../tracks/tracks.table.js';

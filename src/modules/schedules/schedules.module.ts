@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { EventPayloads } from '../../events/catalog.js';
+import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { schedulesRoutes } from './schedules.routes.js';
 import { Obligation, Schedule } from './schedules.schemas.js';
@@ -19,7 +19,7 @@ const events = {
   'obligation.paid': ObligationEvent,
 };
 
-declare module '../../events/catalog.js' {
+declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTransaction, withoutCommitHook } from '../../db/unit-of-work.js';
-import { recordEvent } from '../../events/outbox.js';
 import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import {
   addDays,
@@ -19,6 +18,7 @@ import { toInstant } from '../../lib/instant.js';
 import { stringifyMetadata } from '../../lib/json.js';
 import { isCurrency } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { recordEvent } from '../../outbox/outbox.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
 import * as tracks from '../tracks/tracks.repository.js';
 import type { TracksTable } from '../tracks/tracks.table.js';

@@ -1,8 +1,9 @@
 import { sweepTenant } from '../../clock/tenant-clocks.js';
 import { inTenantGroup } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { recordEvent } from '../../events/outbox.js';
-import { earliest, limitReached, type SweepDefinition } from '../../jobs/sweeps.js';
+import { eachDue, eachDueBatch } from '../../jobs/sweep-batches.js';
+import { earliest, type SweepDefinition } from '../../jobs/sweeps.js';
+import { recordEvent } from '../../outbox/outbox.js';
 import * as tracks from '../tracks/tracks.repository.js';
 import * as obligations from './obligations.repository.js';
 import { generateObligations } from './schedules.generation.js';
@@ -17,11 +18,10 @@ export const overdueSweep: SweepDefinition = {
   everyMs: 60_000,
   async run(ctx, scope) {
     const now = scope.now.toISOString();
-    let handled = 0;
-    for (;;) {
-      const found = await inTransaction(ctx, async (trx) => {
-        const due = await obligations.fallingOverdue(trx, ctx.dialect, scope, now, BATCH);
-        if (due.length === 0) return 0;
+    return eachDueBatch(scope, { batch: BATCH }, (size) =>
+      inTransaction(ctx, async (trx) => {
+        const due = await obligations.fallingOverdue(trx, ctx.dialect, scope, now, size);
+        if (due.length === 0) return { found: 0, handled: 0 };
         const marked = await obligations.markOverdue(
           trx,
           due.map((o) => o.id),
@@ -31,12 +31,9 @@ export const overdueSweep: SweepDefinition = {
           const tenant = sweepTenant(scope, o.workspace_id);
           await recordEvent(trx, tenant, 'obligation.overdue', obligationToEvent(o));
         }
-        handled += marked.length;
-        return due.length;
-      });
-      if (found < BATCH || limitReached(scope, handled)) break;
-    }
-    return handled;
+        return { found: due.length, handled: marked.length };
+      }),
+    );
   },
   async nextDueAfter(ctx, scope) {
     return earliest(await obligations.nextFallingOverdue(ctx.db, scope, scope.now.toISOString()));
@@ -49,21 +46,21 @@ export const topUpSweep: SweepDefinition = {
   everyMs: 60_000,
   async run(ctx, scope) {
     const now = scope.now.toISOString();
-    let handled = 0;
-    for (;;) {
-      const due = await ctx.db
-        .selectFrom('schedules')
-        .select(['id', 'workspace_id', 'track_id'])
-        .where(inTenantGroup(scope))
-        .where('status', '=', 'active')
-        .where('top_up_at', '<=', now)
-        .orderBy('top_up_at')
-        .limit(BATCH)
-        .execute();
-      for (const found of due) {
-        if (limitReached(scope, handled)) return handled;
+    return eachDue(scope, {
+      batch: BATCH,
+      read: (limit) =>
+        ctx.db
+          .selectFrom('schedules')
+          .select(['id', 'workspace_id', 'track_id'])
+          .where(inTenantGroup(scope))
+          .where('status', '=', 'active')
+          .where('top_up_at', '<=', now)
+          .orderBy('top_up_at')
+          .limit(limit)
+          .execute(),
+      handle(found) {
         const tenant = sweepTenant(scope, found.workspace_id);
-        handled += await inTransaction(ctx, async (trx) => {
+        return inTransaction(ctx, async (trx) => {
           const track = found.track_id
             ? ((await tracks.findByIdForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
             : null;
@@ -73,10 +70,8 @@ export const topUpSweep: SweepDefinition = {
           const { created } = await generateObligations(trx, tenant, schedule, track);
           return created.length;
         });
-      }
-      if (due.length < BATCH) break;
-    }
-    return handled;
+      },
+    });
   },
   async nextDueAfter(ctx, scope) {
     const row = await ctx.db

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
-import { recordEvent } from '../../events/outbox.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { recordEvent } from '../../outbox/outbox.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import type { LedgerEntryType } from '../ledger/ledger.table.js';
 import { toApi } from './tracks.mapper.js';

@@ -1,4 +1,4 @@
-import type { EventPayloads } from '../../events/catalog.js';
+import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { tracksRoutes } from './tracks.routes.js';
 import { Track } from './tracks.schemas.js';
@@ -10,7 +10,7 @@ const events = {
   'track.archived': Track,
 };
 
-declare module '../../events/catalog.js' {
+declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 

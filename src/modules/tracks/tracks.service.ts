@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { changedFrom, recordEvent } from '../../events/outbox.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { localDate } from '../../lib/calendar.js';
 import { type Page, paginate } from '../../lib/cursor.js';
@@ -9,6 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { stringifyMetadata } from '../../lib/json.js';
 import { isCurrency } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { changedFrom, recordEvent } from '../../outbox/outbox.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import type { LedgerListQuery } from '../ledger/ledger.schemas.js';

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { Type } from 'typebox';
-import type { EventsTable } from '../../events/events.table.js';
-import { eventToApi } from '../../events/outbox.js';
 import { defineJob, type JobContext } from '../../jobs/job.js';
 import { newId } from '../../lib/ids.js';
+import type { EventsTable } from '../../outbox/events.table.js';
+import { eventToApi } from '../../outbox/outbox.js';
 import type { HttpOutcome } from '../../ports/outbound-http.js';
 import { signatureHeaders } from './signing.js';
 import * as repo from './webhooks.repository.js';

@@ -1,4 +1,4 @@
-import type { EventPayloads } from '../../events/catalog.js';
+import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { deliverWebhookJob } from './webhooks.job.js';
 import { webhooksRoutes } from './webhooks.routes.js';
@@ -7,7 +7,7 @@ import { webhookFanOut } from './webhooks.subscriber.js';
 
 const events = { 'webhook.test': WebhookEndpoint };
 
-declare module '../../events/catalog.js' {
+declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 

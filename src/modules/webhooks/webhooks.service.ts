@@ -1,13 +1,13 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { eventToApi, recordEvent } from '../../events/outbox.js';
 import { enqueue } from '../../jobs/queue.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
-import { limitReached, planById } from '../account/plans.js';
+import { eventToApi, recordEvent } from '../../outbox/outbox.js';
+import { subscriptionLimitReached, subscriptionPlanById } from '../account/subscription-plans.js';
 import type { Event } from '../events/events.schemas.js';
 import { lockWorkspace } from '../workspaces/workspaces.service.js';
 import { generateSecret } from './signing.js';
@@ -79,9 +79,9 @@ function normaliseEventTypes(known: readonly string[], input: readonly string[] 
 /** The plan's limit of enabled endpoints, per workspace and mode, checked under the workspace lock. */
 async function assertRoomForEndpoint(trx: DbOrTrx, ctx: AppContext, tenant: TenantRef, action: string) {
   const workspace = await lockWorkspace(trx, ctx.dialect, tenant.workspaceId);
-  const limit = planById(workspace?.subscription_plan ?? '').limits.webhookEndpoints;
+  const limit = subscriptionPlanById(workspace?.subscription_plan ?? '').limits.webhookEndpoints;
   if ((await repo.countEnabledEndpoints(trx, tenant)) >= limit) {
-    throw limitReached(action, limit, 'enabled webhook endpoints in each mode');
+    throw subscriptionLimitReached(action, limit, 'enabled webhook endpoints in each mode');
   }
 }
 

@@ -1,5 +1,5 @@
-import type { EventSubscriber } from '../../events/relay.js';
 import { enqueueMany } from '../../jobs/queue.js';
+import type { EventSubscriber } from '../../outbox/relay.js';
 import { deliverWebhookJob } from './webhooks.job.js';
 import * as repo from './webhooks.repository.js';
 import { parseEventTypes, subscribes } from './webhooks.service.js';

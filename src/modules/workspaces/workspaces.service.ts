@@ -2,7 +2,7 @@ import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { Db, DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { DEFAULT_PLAN } from '../account/plans.js';
+import { DEFAULT_SUBSCRIPTION_PLAN } from '../account/subscription-plans.js';
 import { checkSettings } from './workspaces.settings.js';
 import type { WorkspacesTable } from './workspaces.table.js';
 
@@ -42,7 +42,7 @@ export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInpu
     support_email: null,
     support_phone: null,
     brand_color: null,
-    subscription_plan: DEFAULT_PLAN,
+    subscription_plan: DEFAULT_SUBSCRIPTION_PLAN,
     created_at: now,
     updated_at: now,
   };

@@ -1,18 +1,9 @@
 import type { AppContext } from '../context.js';
-import { forUpdateSkipLocked } from '../db/dialect.js';
-import type { Trx } from '../db/schema.js';
-import { inTransaction } from '../db/unit-of-work.js';
-import type { EventsTable } from './events.table.js';
 
-/** Something that acts on events: webhooks, later reminders or reports. Listed in module manifests. */
-export interface EventSubscriber {
-  name: string;
-  /**
-   * Runs in the relay's transaction for each batch of new events, oldest first; what it writes (jobs, say)
-   * commits together with the events being marked dispatched, so each event reaches it once.
-   */
-  handle(trx: Trx, ctx: AppContext, events: readonly EventsTable[]): Promise<void>;
-}
+export type { EventSubscriber } from '../context.js';
+
+import { forUpdateSkipLocked } from '../db/dialect.js';
+import { inTransaction } from '../db/unit-of-work.js';
 
 /** Events relayed in one transaction. */
 export const RELAY_BATCH = 200;

@@ -4,7 +4,7 @@ import type { Static, TSchema } from 'typebox';
  * Every event type and the object it carries. Each module declares its own events and adds them here by
  * declaration merging, so `recordEvent` checks the type name and the object at compile time:
  *
- *   declare module '../../events/catalog.js' { interface EventCatalog extends EventPayloads<typeof events> {} }
+ *   declare module '../../outbox/catalog.js' { interface EventCatalog extends EventPayloads<typeof events> {} }
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by the modules through declaration merging
 export interface EventCatalog {}
