@@ -16,11 +16,11 @@ import type { TracksTable } from '../src/modules/tracks/tracks.table.js';
 import { apiCall } from './processes.js';
 
 /** The book the reports step measures: 100,000 plans, each with 10 obligations and 10 payments. */
-const SUBSCRIPTION_PLANS = Number(process.env.BENCH_REPORTS_PLANS ?? 100_000);
+const PLANS = Number(process.env.BENCH_REPORTS_PLANS ?? 100_000);
 /** BENCH_REPORTS_PLANS makes it smaller for a quick look; the step's targets are for the full size. */
 export const BOOK = {
-  plans: SUBSCRIPTION_PLANS,
-  customers: Math.ceil(SUBSCRIPTION_PLANS / 10),
+  plans: PLANS,
+  customers: Math.ceil(PLANS / 10),
   obligationsPerPlan: 10,
   paymentsPerPlan: 10,
 };

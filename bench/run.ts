@@ -33,7 +33,7 @@ import { startWebhookReceiver, type WebhookFigures, webhookFigures } from './web
 const PLAN_AMOUNT = 1_000_000_000_000;
 const CONNECTIONS = 32;
 /** Payments are spread over this many plans; one plan alone measures its row lock, not the service. */
-const SUBSCRIPTION_PLANS = 64;
+const PLANS = 64;
 /** Payments sent to a freshly started server before the first measured run. */
 const WARM_UP_SECONDS = 10;
 /** The receiver answers 503 to the first attempt of one event in this many, so retries are measured too. */
@@ -130,7 +130,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       phone: '+2348031234567',
     });
     const tracks: { id: string; amount: number; customerId: string; currency: string }[] = [];
-    for (let i = 0; i < SUBSCRIPTION_PLANS; i++) {
+    for (let i = 0; i < PLANS; i++) {
       tracks.push(
         await post<{ id: string; amount: number; customerId: string; currency: string }>('/tracks', {
           customerId: customer.id,
@@ -223,7 +223,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       key,
       post,
       database.env,
-      2 * SUBSCRIPTION_PLANS,
+      2 * PLANS,
       load,
       (line) => log(`${kind}: ${line}`),
     );
@@ -436,7 +436,7 @@ for (const kind of kinds) {
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 console.log(
-  `\npaytrack bench: ${CONNECTIONS} connections over ${SUBSCRIPTION_PLANS} plans, ${seconds} s per run, Node ${process.version}, ${os.cpus().length} × ${cpu}`,
+  `\npaytrack bench: ${CONNECTIONS} connections over ${PLANS} plans, ${seconds} s per run, Node ${process.version}, ${os.cpus().length} × ${cpu}`,
 );
 console.log(report(rows));
 for (const row of rows) console.log(`${row.kind} balance check: ${row.check.text}`);

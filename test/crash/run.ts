@@ -22,7 +22,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 
 const CLIENTS = 32;
-const SUBSCRIPTION_PLANS = 16;
+const PLANS = 16;
 const PLAN_AMOUNT = 1_000_000_000_000;
 const cycles = Number(process.env.CRASH_CYCLES || 10);
 const kinds = (process.env.CRASH_DATABASES || 'postgres,sqlite')
@@ -89,7 +89,7 @@ async function setUp(server: Server, env: NodeJS.ProcessEnv) {
     apiCall<{ id: string }>(server.baseUrl, key, 'POST', path, body).then((data) => data.id);
   const customerId = await call('/customers', { name: 'Crash', phone: '+2348031234567' });
   const plans: string[] = [];
-  for (let i = 0; i < SUBSCRIPTION_PLANS; i++) {
+  for (let i = 0; i < PLANS; i++) {
     plans.push(await call('/tracks', { customerId, title: `Crash plan ${i}`, amount: PLAN_AMOUNT }));
   }
   return { apiKey: key, plans };
