@@ -1,5 +1,6 @@
 /**
- * The module borders, checked (run by `npm run lint`; import circles are dpdm's part of the same script):
+ * The module borders, checked (run by `npm run lint`):
+ * - no import circles in `src/`, type-only imports included (found by dpdm);
  * - a module's `.repository` and `.table` files are imported only inside its folder; the money layer
  *   (`src/money/`) is the one exception, for the modules whose rows it moves;
  * - a table is written (insert, update, delete, in Kysely or in raw SQL) only by the folder that declares it,
@@ -9,6 +10,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix, resolve } from 'node:path';
+import { parseCircular, parseDependencyTree } from 'dpdm';
 
 /** The modules whose repositories and tables the money layer may use, and whose tables it may write. */
 export const MONEY_MODULES = ['tracks', 'payments', 'schedules', 'ledger'] as const;
@@ -114,7 +116,7 @@ export function checkBorders(files: ReadonlyMap<string, string>): Violation[] {
   return violations.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
 }
 
-function sourcesUnder(root: string, folder: string): Map<string, string> {
+export function sourcesUnder(root: string, folder: string): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (dir: string) => {
     for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
@@ -127,13 +129,27 @@ function sourcesUnder(root: string, folder: string): Map<string, string> {
   return files;
 }
 
+/** Import circles among the files under `root/src`, each as the list of its files (relative to `root`). */
+export async function importCircles(root: string): Promise<string[][]> {
+  // The tsconfig resolves `./x.js` to `./x.ts` as the compiler does (nodenext).
+  const tree = await parseDependencyTree('src/**/*.ts', {
+    context: root,
+    cwd: root,
+    tsconfig: join(root, 'tsconfig.json'),
+    transform: false,
+  });
+  return parseCircular(tree);
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const root = resolve(process.argv[2] ?? '.');
+  const circles = await importCircles(root);
+  for (const circle of circles) console.error(`import circle: ${[...circle, circle[0]].join(' -> ')}`);
   const violations = checkBorders(sourcesUnder(root, 'src'));
   for (const v of violations) console.error(`${v.file}:${v.line}  ${v.rule}  ${v.message}`);
-  if (violations.length > 0) {
-    console.error(`\n${violations.length} module border violation(s)`);
+  if (circles.length > 0 || violations.length > 0) {
+    console.error(`\n${circles.length} import circle(s), ${violations.length} module border violation(s)`);
     process.exit(1);
   }
-  console.log("module borders: no private imports, no writes to another module's tables");
+  console.log("module borders: no import circles, no private imports, no writes to another module's tables");
 }
