@@ -6,6 +6,8 @@ import { DEFAULT_SUBSCRIPTION_PLAN } from '../account/subscription-plans.js';
 import { checkSettings } from './workspaces.settings.js';
 import type { WorkspacesTable } from './workspaces.table.js';
 
+export type { WorkspacesTable } from './workspaces.table.js';
+
 /** A new workspace; without them it keeps USD, UTC and no country. */
 export interface WorkspaceInput {
   name: string;
@@ -52,6 +54,11 @@ export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInpu
 
 export function findWorkspace(db: DbOrTrx, id: string) {
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The workspace of a tenant already known to exist (a row that refers to it); throws when it is missing. */
+export function workspaceRow(db: DbOrTrx, id: string) {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
 /**
