@@ -7,7 +7,7 @@ import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { eventToApi, recordEvent } from '../../outbox/outbox.js';
-import { subscriptionLimitReached, subscriptionPlanById } from '../account/subscription-plans.js';
+import { subscriptionLimitReached, subscriptionPlanById } from '../workspaces/subscription-plans.js';
 import type { Event } from '../events/events.schemas.js';
 import { lockWorkspace } from '../workspaces/workspaces.service.js';
 import { generateSecret } from './signing.js';

@@ -2,7 +2,7 @@ import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { Db, DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { DEFAULT_SUBSCRIPTION_PLAN } from '../account/subscription-plans.js';
+import { DEFAULT_SUBSCRIPTION_PLAN } from './subscription-plans.js';
 import { checkSettings } from './workspaces.settings.js';
 import type { WorkspacesTable } from './workspaces.table.js';
 
