@@ -61,6 +61,16 @@ export function workspaceRow(db: DbOrTrx, id: string) {
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
+/** The time zone the workspace's calendar dates are read in; throws when there is no such workspace. */
+export async function timeZoneOf(db: DbOrTrx, id: string): Promise<string> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select('timezone')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.timezone;
+}
+
 /**
  * The workspace, locked until the transaction ends (PostgreSQL; SQLite locks the whole database), so
  * checks against its plan's limits and the writes they allow happen one request at a time.
