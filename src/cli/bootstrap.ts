@@ -1,8 +1,11 @@
 import type { FirstWorkspace } from '../config.js';
 import type { AppContext } from '../context.js';
 import { type CreatedKey, createKey } from '../modules/api-keys/api-keys.service.js';
-import { createWorkspace, hasAnyWorkspace } from '../modules/workspaces/workspaces.service.js';
-import type { WorkspacesTable } from '../modules/workspaces/workspaces.table.js';
+import {
+  createWorkspace,
+  hasAnyWorkspace,
+  type WorkspacesTable,
+} from '../modules/workspaces/workspaces.service.js';
 
 export interface Bootstrapped {
   workspace: WorkspacesTable;

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import type { Mode } from '../lib/tenant.js';
-import { subscriptionPlanById } from '../modules/account/subscription-plans.js';
 import { countActiveKeys, createKey } from '../modules/api-keys/api-keys.service.js';
 import { isScope, SCOPE_RESOURCES, type Scope } from '../modules/api-keys/scopes.js';
+import { subscriptionPlanById } from '../modules/workspaces/subscription-plans.js';
 import { lockWorkspace } from '../modules/workspaces/workspaces.service.js';
 import type { Command } from './command.js';
 import { withDatabase } from './database.js';

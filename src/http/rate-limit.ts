@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { AppError } from '../lib/app-error.js';
-import { subscriptionPlanById } from '../modules/account/subscription-plans.js';
+import { subscriptionPlanById } from '../modules/workspaces/subscription-plans.js';
 
 /** Per-key, per-minute limit from the workspace's plan, or RATE_LIMIT_PER_MINUTE when set. */
 export function limitFor(config: Readonly<Config>, subscriptionPlan: string): number {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SUBSCRIPTION_PLANS } from '../../src/modules/account/subscription-plans.js';
 import { KEY_FRESH_MS } from '../../src/modules/api-keys/key-cache.js';
+import { SUBSCRIPTION_PLANS } from '../../src/modules/workspaces/subscription-plans.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newKey, newWorkspace } from '../helpers/factories.js';
 

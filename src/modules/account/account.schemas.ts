@@ -1,6 +1,10 @@
 import { type Static, Type } from 'typebox';
 import { CalendarDate, Instant, Nullable } from '../shared.schemas.js';
-import { DEFAULT_SUBSCRIPTION_PLAN, SUBSCRIPTION_PLANS, subscriptionPlanById } from './subscription-plans.js';
+import {
+  DEFAULT_SUBSCRIPTION_PLAN,
+  SUBSCRIPTION_PLANS,
+  subscriptionPlanById,
+} from '../workspaces/subscription-plans.js';
 
 export const Mode = Type.Enum(['test', 'live']);
 

@@ -4,9 +4,9 @@ import { limitFor } from '../../http/rate-limit.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
 import { toSafeInteger } from '../../lib/money.js';
 import { type AuthContext, findKey, keyToView } from '../api-keys/api-keys.service.js';
-import { findWorkspace } from '../workspaces/workspaces.service.js';
+import { SUBSCRIPTION_PLANS, subscriptionPlanById } from '../workspaces/subscription-plans.js';
+import { findWorkspace, type WorkspacesTable } from '../workspaces/workspaces.service.js';
 import { updateSettings } from '../workspaces/workspaces.settings.js';
-import type { WorkspacesTable } from '../workspaces/workspaces.table.js';
 import * as repo from './account.repository.js';
 import {
   type AccountContext,
@@ -16,7 +16,6 @@ import {
   type Usage,
   type UsageQuery,
 } from './account.schemas.js';
-import { SUBSCRIPTION_PLANS, subscriptionPlanById } from './subscription-plans.js';
 import type { UsageRecorder } from './usage.recorder.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -5,6 +5,7 @@ import { localDate } from '../../lib/calendar.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { isOverdueNow } from '../schedules/obligations.overdue.js';
+import { timeZoneOf } from '../workspaces/workspaces.service.js';
 import type { CustomerBalance } from './customers.schemas.js';
 
 /**
@@ -27,13 +28,9 @@ export async function balancesOf(
     byCurrency.set(currency, balance);
     return balance;
   };
-  const workspace = await db
-    .selectFrom('workspaces')
-    .select('timezone')
-    .where('id', '=', tenant.workspaceId)
-    .executeTakeFirstOrThrow();
+  const timeZone = await timeZoneOf(db, tenant.workspaceId);
   const now = tenant.clock.now().toISOString();
-  const today = localDate(now, workspace.timezone);
+  const today = localDate(now, timeZone);
   const plans = await db
     .selectFrom('tracks')
     .select([

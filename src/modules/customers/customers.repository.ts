@@ -15,6 +15,21 @@ export const findById = batchedById((db, tenant, ids) =>
   db.selectFrom('customers').selectAll().where('id', 'in', ids).where(inTenant(tenant)).execute(),
 );
 
+/** The customer, one statement of its own; throws when it is missing. */
+export function findOrThrow(db: DbOrTrx, tenant: TenantRef, id: string) {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .executeTakeFirstOrThrow();
+}
+
+/** The customer by its id alone, in whichever workspace; throws when it is missing. */
+export function findAnyOrThrow(db: DbOrTrx, id: string) {
+  return db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
 /** The customer, locked until the transaction ends (PostgreSQL), so an update knows the values it replaces. */
 export function findByIdForUpdate(db: DbOrTrx, dialect: DialectName, tenant: TenantRef, id: string) {
   return forUpdate(

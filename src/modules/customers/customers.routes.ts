@@ -4,7 +4,7 @@ import { requireAuth } from '../../http/auth.js';
 import { IdParams, ListOf, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
 import { LedgerEntry, LedgerListQuery } from '../ledger/ledger.schemas.js';
-import { listCustomerLedger } from '../ledger/ledger.service.js';
+import { listCustomerLedger } from './customers.ledger.js';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './customers.schemas.js';
 import * as service from './customers.service.js';
 

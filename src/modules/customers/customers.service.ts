@@ -14,6 +14,8 @@ import * as repo from './customers.repository.js';
 import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './customers.schemas.js';
 import type { CustomersTable } from './customers.table.js';
 
+export type { CustomersTable } from './customers.table.js';
+
 export function toApi(row: CustomersTable, balances: Customer['balances'] = []): Customer {
   return {
     id: row.id,
@@ -77,6 +79,16 @@ export async function getCustomerRow(db: DbOrTrx, tenant: TenantRef, id: string,
   const row = await repo.findById(db, tenant, id);
   if (!row) throw notFound('customer', id, field);
   return row;
+}
+
+/** The customer's row for another module that holds its id from a row of its own; throws when it is missing. */
+export function customerRow(db: DbOrTrx, tenant: TenantRef, id: string) {
+  return repo.findOrThrow(db, tenant, id);
+}
+
+/** The customer's row by its id alone, for a sweep that read the id from a row of the tenant's. */
+export function customerRowById(db: DbOrTrx, id: string) {
+  return repo.findAnyOrThrow(db, id);
 }
 
 export async function getCustomer(ctx: AppContext, tenant: Tenant, id: string): Promise<Customer> {

@@ -1,45 +1,11 @@
 import { type Static, Type } from 'typebox';
 import { PaginationQuery } from '../../http/envelope.js';
-import { paymentEventExample } from '../payments/payments.schemas.js';
-import { Instant } from '../shared.schemas.js';
+
+/** An event as the API shows it is the webhook payload: the webhooks module defines its shape. */
+export { Event } from '../webhooks/webhooks.schemas.js';
 
 /** Events are kept and listed for this many days. */
 export const EVENT_RETENTION_DAYS = 30;
-
-export const Event = Type.Object(
-  {
-    id: Type.String(),
-    type: Type.String(),
-    createdAt: Instant,
-    livemode: Type.Boolean(),
-    data: Type.Object({
-      object: Type.Unknown({ description: 'The object the event is about, as the API shows it.' }),
-      previous_attributes: Type.Optional(
-        Type.Record(Type.String(), Type.Unknown(), {
-          description: 'On update events: the values the changed fields had before.',
-        }),
-      ),
-    }),
-  },
-  {
-    title: 'Event',
-    examples: [
-      {
-        id: 'evt_01JD7ZB2C4D6E8F0G2H4J6K8M0',
-        type: 'payment.recorded',
-        createdAt: '2026-11-20T14:03:00.000Z',
-        livemode: false,
-        data: {
-          object: paymentEventExample,
-        },
-      },
-    ],
-    description:
-      'An event as delivered: POSTed as JSON with the Standard Webhooks headers webhook-id (the event id), ' +
-      'webhook-timestamp (the attempt time) and webhook-signature. Failed deliveries are retried for about 3 days.',
-  },
-);
-export type Event = Static<typeof Event>;
 
 export const EventListQuery = Type.Object(
   {

@@ -1,14 +1,11 @@
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { enqueueMany } from '../../jobs/queue.js';
-import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import { fieldError, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { instantRange } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { eventToApi } from '../../outbox/outbox.js';
-import { deliverWebhookJob } from '../webhooks/webhooks.job.js';
-import * as webhooks from '../webhooks/webhooks.repository.js';
-import { parseEventTypes, subscribes } from '../webhooks/webhooks.service.js';
+import { redeliverEvent } from '../webhooks/webhooks.service.js';
 import * as repo from './events.repository.js';
 import {
   EVENT_RETENTION_DAYS,
@@ -63,25 +60,7 @@ export async function resendEvent(
   return inTransaction(ctx, async (trx) => {
     const event = await repo.findById(trx, tenant, id, keptSince(tenant));
     if (!event) throw notFound('event', id);
-    let endpointIds: string[];
-    if (input.endpointId !== undefined) {
-      const endpoint = await webhooks.findEndpoint(trx, tenant, input.endpointId);
-      if (!endpoint) throw notFound('webhook endpoint', input.endpointId, 'endpointId');
-      if (endpoint.status !== 'enabled') throw invalidState('webhook endpoint', endpoint.status, 'resend');
-      endpointIds = [endpoint.id];
-    } else {
-      const enabled = await webhooks.enabledEndpointsOf(trx, [tenant.workspaceId]);
-      endpointIds = enabled
-        .filter((endpoint) => endpoint.mode === tenant.mode)
-        .filter((endpoint) => subscribes(parseEventTypes(endpoint.event_types), event.type))
-        .map((endpoint) => endpoint.id);
-    }
-    await enqueueMany(
-      trx,
-      ctx.clock,
-      deliverWebhookJob,
-      endpointIds.map((endpointId) => ({ eventId: event.id, endpointId })),
-    );
+    const endpointIds = await redeliverEvent(trx, ctx.clock, tenant, event, input.endpointId);
     return { eventId: event.id, endpointIds };
   });
 }

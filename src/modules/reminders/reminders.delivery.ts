@@ -6,8 +6,8 @@ import type { Tenant } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
 import type { DeliveryReceipt } from '../../ports/messages.js';
 import { factsOf, loadSubject, skipReasonOf, withdrawnReasonOf } from './reminders.facts.js';
+import { toApi } from './reminders.mapper.js';
 import * as repo from './reminders.repository.js';
-import { toApi } from './reminders.service.js';
 import type { RemindersTable } from './reminders.table.js';
 import { renderReminder } from './reminders.templates.js';
 

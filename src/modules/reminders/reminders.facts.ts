@@ -1,16 +1,18 @@
 import type { DbOrTrx } from '../../db/schema.js';
-import { inTenant } from '../../db/scoping.js';
 import { dateInWords } from '../../lib/calendar.js';
 import { formatMoney } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
-import type { CustomersTable } from '../customers/customers.table.js';
-import * as obligations from '../schedules/obligations.repository.js';
-import * as schedules from '../schedules/schedules.repository.js';
-import type { ObligationsTable, SchedulesTable } from '../schedules/schedules.table.js';
-import * as tracks from '../tracks/tracks.repository.js';
-import type { TracksTable } from '../tracks/tracks.table.js';
-import type { WorkspacesTable } from '../workspaces/workspaces.table.js';
+import { isBeingCharged } from '../attempts/index.js';
+import { type CustomersTable, customerRow } from '../customers/customers.service.js';
+import {
+  findObligation,
+  findScheduleRow,
+  type ObligationsTable,
+  type SchedulesTable,
+} from '../schedules/index.js';
+import { findTrack, type TracksTable } from '../tracks/index.js';
+import { type WorkspacesTable, workspaceRow } from '../workspaces/workspaces.service.js';
 import type { SkipReason } from './reminders.table.js';
 import type { ReminderFacts } from './reminders.templates.js';
 
@@ -28,33 +30,13 @@ export async function loadSubject(
   tenant: TenantRef,
   ids: { customerId: string; trackId: string | null; obligationId: string | null },
 ): Promise<ReminderSubject> {
-  const workspace = await db
-    .selectFrom('workspaces')
-    .selectAll()
-    .where('id', '=', tenant.workspaceId)
-    .executeTakeFirstOrThrow();
-  const customer = await db
-    .selectFrom('customers')
-    .selectAll()
-    .where('id', '=', ids.customerId)
-    .where(inTenant(tenant))
-    .executeTakeFirstOrThrow();
-  const obligation = ids.obligationId ? await obligations.findById(db, tenant, ids.obligationId) : undefined;
+  const workspace = await workspaceRow(db, tenant.workspaceId);
+  const customer = await customerRow(db, tenant, ids.customerId);
+  const obligation = ids.obligationId ? await findObligation(db, tenant, ids.obligationId) : undefined;
   const trackId = ids.trackId ?? obligation?.track_id ?? null;
-  const track = trackId ? await tracks.findById(db, tenant, trackId) : undefined;
-  const schedule = obligation ? await schedules.findRow(db, tenant, obligation.schedule_id) : undefined;
+  const track = trackId ? await findTrack(db, tenant, trackId) : undefined;
+  const schedule = obligation ? await findScheduleRow(db, tenant, obligation.schedule_id) : undefined;
   return { workspace, customer, track, obligation, schedule };
-}
-
-/** Whether a collection attempt for the obligation is being charged right now. */
-async function attemptProcessing(db: DbOrTrx, obligationId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('attempts')
-    .select('id')
-    .where('obligation_id', '=', obligationId)
-    .where('status', '=', 'processing')
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /**
@@ -73,7 +55,7 @@ export async function skipReasonOf(
     if (obligation.status === 'cancelled') return 'obligation_cancelled';
     if (schedule?.status === 'paused') return 'schedule_paused';
     if (schedule?.status === 'cancelled') return 'schedule_cancelled';
-    if (await attemptProcessing(db, obligation.id)) return 'attempt_processing';
+    if (await isBeingCharged(db, obligation.id)) return 'attempt_processing';
     return null;
   }
   if (templated && track?.status === 'completed') return 'plan_paid';

@@ -136,26 +136,3 @@ export function dueOfTenant(db: DbOrTrx, tenant: TenantRef, now: string, limit: 
     .limit(limit)
     .execute();
 }
-
-/** Obligations of a tenant group whose next automatic reminder stage has come. */
-export function obligationsToRemind(db: DbOrTrx, group: TenantGroup, now: string, limit: number) {
-  return db
-    .selectFrom('obligations')
-    .select(['id', 'workspace_id'])
-    .where(inTenantGroup(group))
-    .where('remind_at', '<=', now)
-    .orderBy('remind_at')
-    .limit(limit)
-    .execute();
-}
-
-/** When the next automatic reminder stage of a tenant group falls due after `now`; null when none will. */
-export async function nextToRemind(db: DbOrTrx, group: TenantGroup, now: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('obligations')
-    .select((eb) => eb.fn.min('remind_at').as('next'))
-    .where(inTenantGroup(group))
-    .where('remind_at', '>', now)
-    .executeTakeFirst();
-  return row?.next ?? null;
-}

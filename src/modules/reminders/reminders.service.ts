@@ -8,12 +8,12 @@ import { newId } from '../../lib/ids.js';
 import { toInstant } from '../../lib/instant.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { Channel } from '../../ports/messages.js';
-import { getCustomerRow } from '../customers/customers.service.js';
-import type { CustomersTable } from '../customers/customers.table.js';
-import * as obligations from '../schedules/obligations.repository.js';
-import * as tracks from '../tracks/tracks.repository.js';
+import { type CustomersTable, getCustomerRow } from '../customers/customers.service.js';
+import { findObligation } from '../schedules/index.js';
+import { findTrack } from '../tracks/index.js';
 import { factsOf, loadSubject } from './reminders.facts.js';
 import { sendRemindersJob } from './reminders.job.js';
+import { logToApi, toApi } from './reminders.mapper.js';
 import * as repo from './reminders.repository.js';
 import type {
   Reminder,
@@ -25,47 +25,11 @@ import type {
   ReminderSendAccepted,
 } from './reminders.schemas.js';
 import type { ReminderStage } from './reminders.stages.js';
-import type { ReminderLogsTable, RemindersTable } from './reminders.table.js';
+import type { RemindersTable } from './reminders.table.js';
 import { renderReminder } from './reminders.templates.js';
 
 /** Reminders `POST /reminders/send` without ids takes at once; the send sweep takes any left. */
 const SEND_ALL_LIMIT = 1000;
-
-export function toApi(row: RemindersTable): Reminder {
-  return {
-    id: row.id,
-    customerId: row.customer_id,
-    trackId: row.track_id,
-    obligationId: row.obligation_id,
-    channel: row.channel,
-    to: row.recipient,
-    subject: row.subject,
-    message: row.message,
-    status: row.status,
-    skipReason: row.skip_reason as Reminder['skipReason'],
-    sendAt: row.send_at,
-    sentAt: row.sent_at,
-    attempts: row.attempts,
-    lastError: row.last_error,
-    source: row.source,
-    stage: row.stage,
-    createdAt: row.created_at,
-  };
-}
-
-export function logToApi(row: ReminderLogsTable): ReminderLog {
-  return {
-    id: row.id,
-    reminderId: row.reminder_id,
-    channel: row.channel,
-    to: row.recipient,
-    status: row.status,
-    provider: row.provider,
-    providerMessageId: row.provider_message_id,
-    error: row.error,
-    createdAt: row.created_at,
-  };
-}
 
 /** Where a channel reaches the customer; null when the customer has no such contact. */
 export function recipientOf(customer: CustomersTable, channel: Channel): string | null {
@@ -83,15 +47,13 @@ async function resolveTargets(db: DbOrTrx, tenant: TenantRef, input: ReminderCre
     const problem = 'give at least one of customerId, trackId and obligationId';
     throw fieldError({ customerId: problem, trackId: problem, obligationId: problem });
   }
-  const obligation = input.obligationId
-    ? await obligations.findById(db, tenant, input.obligationId)
-    : undefined;
+  const obligation = input.obligationId ? await findObligation(db, tenant, input.obligationId) : undefined;
   if (input.obligationId && !obligation) throw notFound('obligation', input.obligationId, 'obligationId');
   if (input.trackId && obligation && obligation.track_id !== input.trackId) {
     throw fieldError({ trackId: 'must be the plan of the obligation' });
   }
   const trackId = input.trackId ?? obligation?.track_id ?? null;
-  const track = trackId ? await tracks.findById(db, tenant, trackId) : undefined;
+  const track = trackId ? await findTrack(db, tenant, trackId) : undefined;
   if (trackId && !track) throw notFound('track', trackId, 'trackId');
   if (input.customerId && track && track.customer_id !== input.customerId) {
     throw fieldError({ customerId: 'must be the customer of the plan' });

@@ -5,8 +5,16 @@ import { eachDue } from '../../jobs/sweep-batches.js';
 import { earliest, type SweepDefinition } from '../../jobs/sweeps.js';
 import { quietHoursEnd } from '../../lib/calendar.js';
 import type { Tenant } from '../../lib/tenant.js';
-import * as obligations from '../schedules/obligations.repository.js';
-import * as schedules from '../schedules/schedules.repository.js';
+import { customerRowById } from '../customers/customers.service.js';
+import { payerOfSchedule } from '../mandates/index.js';
+import {
+  findObligation,
+  findScheduleRow,
+  moveRemindStage,
+  nextToRemind,
+  obligationsToRemind,
+} from '../schedules/index.js';
+import { customerOfTrack } from '../tracks/index.js';
 import { deliverReminder } from './reminders.delivery.js';
 import { loadSubject, skipReasonOf } from './reminders.facts.js';
 import * as repo from './reminders.repository.js';
@@ -21,22 +29,8 @@ async function customerOf(
   tenant: Tenant,
   obligation: { track_id: string | null; schedule_id: string },
 ) {
-  if (obligation.track_id) {
-    const track = await trx
-      .selectFrom('tracks')
-      .select('customer_id')
-      .where('id', '=', obligation.track_id)
-      .executeTakeFirst();
-    return track?.customer_id;
-  }
-  const mandate = await trx
-    .selectFrom('mandates')
-    .select('payer_id')
-    .where('schedule_id', '=', obligation.schedule_id)
-    .where('workspace_id', '=', tenant.workspaceId)
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
-  return mandate?.payer_id;
+  if (obligation.track_id) return customerOfTrack(trx, obligation.track_id);
+  return payerOfSchedule(trx, tenant.workspaceId, obligation.schedule_id);
 }
 
 /**
@@ -48,10 +42,10 @@ async function customerOf(
  */
 async function remindStage(trx: Trx, tenant: Tenant, obligationId: string): Promise<boolean> {
   const now = tenant.clock.now().toISOString();
-  const obligation = await obligations.findById(trx, tenant, obligationId);
+  const obligation = await findObligation(trx, tenant, obligationId);
   if (!obligation || obligation.remind_at === null || obligation.remind_stage === null) return false;
   if (obligation.remind_at > now) return false;
-  const schedule = await schedules.findRow(trx, tenant, obligation.schedule_id);
+  const schedule = await findScheduleRow(trx, tenant, obligation.schedule_id);
   if (!schedule) return false;
   const from = obligation.remind_stage;
   const latest = latestDueStage(obligation.due_date, from, schedule.timezone, now) ?? from;
@@ -59,21 +53,15 @@ async function remindStage(trx: Trx, tenant: Tenant, obligationId: string): Prom
     ['paid', 'cancelled'].includes(obligation.status) || ['cancelled', 'completed'].includes(schedule.status);
   const next = latest + 1;
   const nextAt = finished ? null : stageStart(obligation.due_date, next, schedule.timezone);
-  const moved = await trx
-    .updateTable('obligations')
-    .set({ remind_stage: nextAt === null ? null : next, remind_at: nextAt })
-    .where('id', '=', obligation.id)
-    .where('remind_stage', '=', from)
-    .executeTakeFirst();
-  if (Number(moved.numUpdatedRows) === 0) return false;
+  const moved = await moveRemindStage(trx, obligation.id, from, {
+    stage: nextAt === null ? null : next,
+    at: nextAt,
+  });
+  if (!moved) return false;
 
   const customerId = await customerOf(trx, tenant, obligation);
   if (!customerId) return true;
-  const customer = await trx
-    .selectFrom('customers')
-    .selectAll()
-    .where('id', '=', customerId)
-    .executeTakeFirstOrThrow();
+  const customer = await customerRowById(trx, customerId);
   const channel = defaultChannel(customer);
   const recipient = recipientOf(customer, channel) ?? '';
   const subject = await loadSubject(trx, tenant, {
@@ -111,7 +99,7 @@ export const reminderStagesSweep: SweepDefinition = {
   async run(ctx, scope) {
     return eachDue(scope, {
       batch: BATCH,
-      read: (limit) => repo.obligationsToRemind(ctx.db, scope, scope.now.toISOString(), limit),
+      read: (limit) => obligationsToRemind(ctx.db, scope, scope.now.toISOString(), limit),
       handle(found) {
         const tenant = sweepTenant(scope, found.workspace_id);
         return inTransaction(ctx, (trx) => remindStage(trx, tenant, found.id));
@@ -119,7 +107,7 @@ export const reminderStagesSweep: SweepDefinition = {
     });
   },
   async nextDueAfter(ctx, scope) {
-    return earliest(await repo.nextToRemind(ctx.db, scope, scope.now.toISOString()));
+    return earliest(await nextToRemind(ctx.db, scope, scope.now.toISOString()));
   },
   // A stage that falls outside quiet hours is sent at once.
   feeds: ['reminders.send'],

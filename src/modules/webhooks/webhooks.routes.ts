@@ -3,8 +3,8 @@ import type { AppContext } from '../../context.js';
 import { requireAuth } from '../../http/auth.js';
 import { IdParams, ListOf, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
-import { Event } from '../events/events.schemas.js';
 import {
+  Event,
   WebhookDelivery,
   WebhookDeliveryListQuery,
   WebhookEndpoint,

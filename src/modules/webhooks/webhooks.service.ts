@@ -1,19 +1,20 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { enqueue } from '../../jobs/queue.js';
+import { enqueue, enqueueMany } from '../../jobs/queue.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import type { Clock } from '../../lib/clock.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { eventToApi, recordEvent } from '../../outbox/outbox.js';
-import { subscriptionLimitReached, subscriptionPlanById } from '../account/subscription-plans.js';
-import type { Event } from '../events/events.schemas.js';
+import { subscriptionLimitReached, subscriptionPlanById } from '../workspaces/subscription-plans.js';
 import { lockWorkspace } from '../workspaces/workspaces.service.js';
 import { generateSecret } from './signing.js';
 import { deliverWebhookJob } from './webhooks.job.js';
 import * as repo from './webhooks.repository.js';
 import type {
+  Event,
   WebhookDelivery,
   WebhookDeliveryListQuery,
   WebhookEndpoint,
@@ -216,6 +217,39 @@ export async function sendTestEvent(ctx: AppContext, tenant: Tenant, id: string)
     await enqueue(trx, ctx.clock, deliverWebhookJob, { eventId: event.id, endpointId: current.id });
     return eventToApi(event);
   });
+}
+
+/**
+ * Delivers an event again: to one enabled endpoint of the tenant, or to every enabled endpoint of its mode
+ * subscribed to the event's type. Each delivery is a new job with its own attempts. Returns the endpoints.
+ */
+export async function redeliverEvent(
+  trx: DbOrTrx,
+  clock: Clock,
+  tenant: TenantRef,
+  event: { id: string; type: string },
+  endpointId: string | undefined,
+): Promise<string[]> {
+  let endpointIds: string[];
+  if (endpointId !== undefined) {
+    const endpoint = await repo.findEndpoint(trx, tenant, endpointId);
+    if (!endpoint) throw notFound('webhook endpoint', endpointId, 'endpointId');
+    if (endpoint.status !== 'enabled') throw invalidState('webhook endpoint', endpoint.status, 'resend');
+    endpointIds = [endpoint.id];
+  } else {
+    const enabled = await repo.enabledEndpointsOf(trx, [tenant.workspaceId]);
+    endpointIds = enabled
+      .filter((endpoint) => endpoint.mode === tenant.mode)
+      .filter((endpoint) => subscribes(parseEventTypes(endpoint.event_types), event.type))
+      .map((endpoint) => endpoint.id);
+  }
+  await enqueueMany(
+    trx,
+    clock,
+    deliverWebhookJob,
+    endpointIds.map((id) => ({ eventId: event.id, endpointId: id })),
+  );
+  return endpointIds;
 }
 
 export async function listDeliveries(

@@ -2,9 +2,11 @@ import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { Db, DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { DEFAULT_SUBSCRIPTION_PLAN } from '../account/subscription-plans.js';
+import { DEFAULT_SUBSCRIPTION_PLAN } from './subscription-plans.js';
 import { checkSettings } from './workspaces.settings.js';
 import type { WorkspacesTable } from './workspaces.table.js';
+
+export type { WorkspacesTable } from './workspaces.table.js';
 
 /** A new workspace; without them it keeps USD, UTC and no country. */
 export interface WorkspaceInput {
@@ -52,6 +54,21 @@ export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInpu
 
 export function findWorkspace(db: DbOrTrx, id: string) {
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The workspace of a tenant already known to exist (a row that refers to it); throws when it is missing. */
+export function workspaceRow(db: DbOrTrx, id: string) {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** The time zone the workspace's calendar dates are read in; throws when there is no such workspace. */
+export async function timeZoneOf(db: DbOrTrx, id: string): Promise<string> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select('timezone')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.timezone;
 }
 
 /**

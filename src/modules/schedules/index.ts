@@ -1,0 +1,9 @@
+// The schedules module's public face.
+// biome-ignore-all assist/source/organizeImports: one export per line, so additions from several branches merge
+export { findById as findObligation } from './obligations.repository.js';
+export { moveRemindStage } from './obligations.stages.js';
+export { nextToRemind } from './obligations.stages.js';
+export { obligationsToRemind } from './obligations.stages.js';
+export { findRow as findScheduleRow } from './schedules.repository.js';
+export type { ObligationsTable } from './schedules.table.js';
+export type { SchedulesTable } from './schedules.table.js';
