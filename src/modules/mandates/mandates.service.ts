@@ -14,10 +14,12 @@ import { appendEntry } from '../ledger/ledger.service.js';
 import { isApproved } from '../providers/providers.service.js';
 import { findScheduleForUpdate, findScheduleRow } from '../schedules/schedules.service.js';
 import { findTrack } from '../tracks/tracks.service.js';
+import { toApi } from './mandates.mapper.js';
 import * as repo from './mandates.repository.js';
 import type { Mandate, MandateCreate, MandateListQuery, MandateRevoke } from './mandates.schemas.js';
-import type { ConsentEvidence, MandatesTable } from './mandates.table.js';
+import type { MandatesTable } from './mandates.table.js';
 
+// Reads other modules make of mandates.
 export {
   findById as findMandate,
   /** The mandate a schedule's collections run on (its active one, else one consented awaiting approval). */
@@ -34,29 +36,6 @@ export function sha256(text: string): string {
 /** A random token for a URL or a form: 32 bytes, base64url. */
 export function randomToken(prefix: string): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;
-}
-
-export function toApi(row: MandatesTable, consentUrl: string | null = null): Mandate {
-  return {
-    id: row.id,
-    payer_type: row.payer_type,
-    payer_id: row.payer_id,
-    provider: row.provider,
-    schedule_id: row.schedule_id,
-    status: row.status,
-    consent_url: consentUrl,
-    consent_expires_at: row.consent_expires_at,
-    consented_at: row.consented_at,
-    consent: row.consent === null ? null : (JSON.parse(row.consent) as ConsentEvidence),
-    activated_at: row.activated_at,
-    revoked_at: row.revoked_at,
-    revocation_reason: row.revocation_reason,
-    replaced_at: row.replaced_at,
-    replaced_by: row.replaced_by,
-    failure_reason: row.failure_reason,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }
 
 /** The payer: the customer named, else the customer of the schedule's plan; both must agree when both are known. */

@@ -8,6 +8,7 @@ import { obligationToApi } from './schedules.mapper.js';
 import type { ObligationListItem, ObligationsQuery } from './schedules.schemas.js';
 import { type ObligationsTable, OPEN_OBLIGATION } from './schedules.table.js';
 
+// Reads other modules make of obligations.
 export {
   countAskedOfSchedule,
   findByCheckout as findObligationByCheckout,

@@ -37,6 +37,7 @@ import {
   type SchedulesTable,
 } from './schedules.table.js';
 
+// Reads other modules make of schedules, and the table's types and constants they need.
 export {
   /** The schedule, locked until the transaction ends (PostgreSQL): generation and actions queue on it. */
   findByIdForUpdate as findScheduleForUpdate,

@@ -21,6 +21,14 @@ import * as repo from './tracks.repository.js';
 import type { Track, TrackCreate, TrackListQuery, TrackUpdate } from './tracks.schemas.js';
 import type { TrackStatus, TracksTable } from './tracks.table.js';
 
+// Reads other modules make of plans.
+export {
+  /** The plan, or undefined; reads outside a transaction that arrive together share one statement. */
+  findById as findTrack,
+  /** The plan, locked until the transaction ends (PostgreSQL), so a change knows the values it replaces. */
+  findByIdForUpdate as findTrackForUpdate,
+} from './tracks.repository.js';
+
 const NOT_ARCHIVED: readonly TrackStatus[] = ['active', 'completed'];
 
 export async function createTrack(ctx: AppContext, auth: AuthContext, input: TrackCreate): Promise<Track> {
@@ -65,13 +73,6 @@ export async function createTrack(ctx: AppContext, auth: AuthContext, input: Tra
     return track;
   });
 }
-
-export {
-  /** The plan, or undefined; reads outside a transaction that arrive together share one statement. */
-  findById as findTrack,
-  /** The plan, locked until the transaction ends (PostgreSQL), so a change knows the values it replaces. */
-  findByIdForUpdate as findTrackForUpdate,
-} from './tracks.repository.js';
 
 /** The plan, or a 404 naming `field` when the id came from a request body. */
 export async function getTrackRow(db: DbOrTrx, tenant: TenantRef, id: string, field?: string) {
