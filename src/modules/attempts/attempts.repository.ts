@@ -1,3 +1,4 @@
+import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -21,6 +22,14 @@ export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
     .where('id', '=', id)
     .where(inTenant(tenant))
     .executeTakeFirst();
+}
+
+/** The attempt, locked until the transaction ends (PostgreSQL), so that one answer at a time is recorded. */
+export function findByIdForUpdate(db: DbOrTrx, dialect: DialectName, tenant: TenantRef, id: string) {
+  return forUpdate(
+    dialect,
+    db.selectFrom('attempts').selectAll().where('id', '=', id).where(inTenant(tenant)),
+  ).executeTakeFirst();
 }
 
 /** Changes an attempt only while it is in one of `from`. */

@@ -1,22 +1,30 @@
 import type { AppContext } from '../../context.js';
+import type { DialectName } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import {
+  claimCollection,
+  type Destination,
+  moneyOfNotification,
+  receiveProviderMoney,
+  saveCheckout,
+} from '../../money/index.js';
 import { recordEvent } from '../../outbox/outbox.js';
 import type { ChargeResult } from '../../ports/payment-providers.js';
+import type { InboundNotification } from '../../ports/provider-notifications.js';
 import { appendEntry } from '../ledger/ledger.service.js';
-import * as mandates from '../mandates/mandates.repository.js';
-import { type Destination, receiveProviderMoney } from '../payments/payments.receive.js';
+import { findMandate, mandateForCollection } from '../mandates/mandates.service.js';
 import type { Payment } from '../payments/payments.schemas.js';
-import { checkoutLinkFor, saveCheckout } from '../providers/checkout.service.js';
-import { isApproved } from '../providers/providers.service.js';
-import * as obligations from '../schedules/obligations.repository.js';
-import * as schedules from '../schedules/schedules.repository.js';
-import { OPEN_OBLIGATION } from '../schedules/schedules.table.js';
-import * as tracks from '../tracks/tracks.repository.js';
+import { checkoutLinkFor } from '../providers/checkout.service.js';
+import { type Handled, handledOf, isApproved } from '../providers/providers.service.js';
+import { findObligation } from '../schedules/obligations.service.js';
+import { findScheduleRow, OPEN_OBLIGATION } from '../schedules/schedules.service.js';
+import { findTrack } from '../tracks/tracks.service.js';
+import { toApi } from './attempts.mapper.js';
 import * as repo from './attempts.repository.js';
 import type { Attempt, AttemptListQuery } from './attempts.schemas.js';
 import type { AttemptStatus, AttemptsTable, BlockedReason } from './attempts.table.js';
@@ -24,29 +32,6 @@ import type { AttemptStatus, AttemptsTable, BlockedReason } from './attempts.tab
 const DAY_MS = 86_400_000;
 /** Retries of a retryable failure, in days after the first failure: four tries in all. */
 const RETRY_AFTER_DAYS = [1, 3, 7] as const;
-
-export function toApi(row: AttemptsTable): Attempt {
-  return {
-    id: row.id,
-    schedule_id: row.schedule_id,
-    obligation_id: row.obligation_id,
-    mandate_id: row.mandate_id,
-    provider: row.provider,
-    amount: row.amount,
-    currency: row.currency,
-    status: row.status,
-    scheduled_for: row.scheduled_for,
-    attempted_at: row.attempted_at,
-    attempt_number: row.attempt_number,
-    failure_code: row.failure_code,
-    failure_message: row.failure_message,
-    next_retry_at: row.next_retry_at,
-    no_retry_reason: row.no_retry_reason,
-    blocked_reason: row.blocked_reason,
-    payment_id: row.payment_id,
-    created_at: row.created_at,
-  };
-}
 
 export async function getAttempt(ctx: AppContext, tenant: TenantRef, id: string): Promise<Attempt> {
   const row = await repo.findById(ctx.db, tenant, id);
@@ -117,21 +102,14 @@ export async function createFirstAttempt(
   tenant: Tenant,
   obligationId: string,
 ): Promise<boolean> {
-  const due = await obligations.findById(ctx.db, tenant, obligationId);
+  const due = await findObligation(ctx.db, tenant, obligationId);
   if (!due || due.collect_at === null) return false;
-  const owner = await schedules.findRow(ctx.db, tenant, due.schedule_id);
+  const owner = await findScheduleRow(ctx.db, tenant, due.schedule_id);
   const byCheckout = owner?.collection_method === 'gatewayA_checkout';
   // A checkout pays a plan: a schedule without one is collected by automatic debit alone.
   const link = byCheckout && due.track_id !== null ? await checkoutLinkFor(ctx.ports, tenant, due) : null;
   return inTransaction(ctx, async (trx) => {
-    const claimed = await trx
-      .updateTable('obligations')
-      .set({ collect_at: null })
-      .where('id', '=', obligationId)
-      .where('collect_at', 'is not', null)
-      .where('status', 'in', OPEN_OBLIGATION)
-      .returningAll()
-      .executeTakeFirst();
+    const claimed = await claimCollection(trx, obligationId);
     if (!claimed) return false;
     if (byCheckout) {
       if (link) await saveCheckout(trx, tenant, claimed.id, link);
@@ -166,18 +144,18 @@ type Decision =
  * attempt is claimed (processing) in the same transaction, so two sweeps never charge it both.
  */
 async function decide(trx: Trx, tenant: Tenant, attempt: AttemptsTable): Promise<Decision> {
-  const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
-  const owner = await schedules.findRow(trx, tenant, attempt.schedule_id);
+  const obligation = await findObligation(trx, tenant, attempt.obligation_id);
+  const owner = await findScheduleRow(trx, tenant, attempt.schedule_id);
   if (!obligation || !OPEN_OBLIGATION.includes(obligation.status) || owner?.status === 'cancelled') {
     return { run: false, cancel: true };
   }
-  const mandate = await mandates.forCollection(trx, tenant, attempt.schedule_id);
+  const mandate = await mandateForCollection(trx, tenant, attempt.schedule_id);
   if (tenant.mode === 'live' && mandate && !(await isApproved(trx, tenant, mandate.provider))) {
     return { run: false, cancel: false, blocked: 'provider_approval_required' };
   }
   if (mandate?.status !== 'active') return { run: false, cancel: false, blocked: 'no_active_mandate' };
   if (owner?.status !== 'active') return { run: false, cancel: false, blocked: null };
-  const track = obligation.track_id ? await tracks.findById(trx, tenant, obligation.track_id) : undefined;
+  const track = obligation.track_id ? await findTrack(trx, tenant, obligation.track_id) : undefined;
   const owed = obligation.amount - obligation.amount_paid;
   const amount = track ? Math.min(owed, track.balance) : owed;
   if (amount <= 0) return { run: false, cancel: true };
@@ -202,9 +180,9 @@ async function ledgerEntry(
   attempt: AttemptsTable,
   type: 'collection.succeeded' | 'collection.failed',
 ) {
-  const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
-  const track = obligation?.track_id ? await tracks.findById(trx, tenant, obligation.track_id) : undefined;
-  const mandate = attempt.mandate_id ? await mandates.findById(trx, tenant, attempt.mandate_id) : undefined;
+  const obligation = await findObligation(trx, tenant, attempt.obligation_id);
+  const track = obligation?.track_id ? await findTrack(trx, tenant, obligation.track_id) : undefined;
+  const mandate = attempt.mandate_id ? await findMandate(trx, tenant, attempt.mandate_id) : undefined;
   await appendEntry(trx, tenant, {
     type,
     trackId: track?.id ?? null,
@@ -232,8 +210,8 @@ async function collected(
   providerReference: string,
   now: string,
 ): Promise<Payment> {
-  const obligation = await obligations.findById(trx, tenant, attempt.obligation_id);
-  const mandate = attempt.mandate_id ? await mandates.findById(trx, tenant, attempt.mandate_id) : undefined;
+  const obligation = await findObligation(trx, tenant, attempt.obligation_id);
+  const mandate = attempt.mandate_id ? await findMandate(trx, tenant, attempt.mandate_id) : undefined;
   const destination: Destination = !obligation
     ? null
     : obligation.track_id
@@ -332,6 +310,49 @@ export async function recordOutcome(
 export class AttemptAnswered extends Error {}
 
 /**
+ * `charge.succeeded` and `charge.failed`: a charge's outcome as the provider notified it, in the caller's
+ * transaction, for an attempt in any state: a success is recorded unless the attempt already succeeded (a late
+ * success of an attempt that failed or timed out records the payment and cancels its pending retry); a failure
+ * answers an attempt still processing. Money charged for an attempt this workspace does not know is recorded as
+ * unapplied.
+ */
+export async function chargeAnswered(
+  trx: Trx,
+  dialect: DialectName,
+  tenant: Tenant,
+  provider: string,
+  notification: InboundNotification,
+): Promise<Handled> {
+  const attempt = await repo.findByIdForUpdate(trx, dialect, tenant, notification.reference);
+  const succeeded = notification.type === 'charge.succeeded';
+  if (!attempt) {
+    if (!succeeded) return { outcome: 'unmatched', paymentId: null, reason: null };
+    const money = moneyOfNotification(provider, notification, 'direct_debit', {
+      attemptId: notification.reference,
+    });
+    return handledOf(await receiveProviderMoney(trx, tenant, money, null));
+  }
+  if (attempt.status === 'succeeded' || (!succeeded && attempt.status !== 'processing')) {
+    return { outcome: 'already_recorded', paymentId: attempt.payment_id, reason: null };
+  }
+  const recorded = await recordOutcome(
+    trx,
+    tenant,
+    attempt,
+    succeeded
+      ? { status: 'succeeded', providerReference: notification.id }
+      : {
+          status: 'failed',
+          code: 'declined',
+          message: `The provider reported the charge failed${notification.failure_code ? ` (${notification.failure_code})` : ''}.`,
+          retryable: false,
+        },
+    [attempt.status],
+  );
+  return { outcome: 'recorded', paymentId: recorded.payment_id, reason: null };
+}
+
+/**
  * Runs one attempt: decides (cancelled, blocked, or claimed), charges the provider outside any transaction with
  * the attempt's id as its idempotency key, and records the answer. An attempt left processing by a worker that
  * stopped is charged again under the same key, so the provider charges it once. Returns whether anything
@@ -375,9 +396,7 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
     attempt = decision.decided.attempt;
   }
   const provider = ctx.ports.provider(tenant.mode, attempt.provider ?? '');
-  const mandate = attempt.mandate_id
-    ? await mandates.findById(ctx.db, tenant, attempt.mandate_id)
-    : undefined;
+  const mandate = attempt.mandate_id ? await findMandate(ctx.db, tenant, attempt.mandate_id) : undefined;
   // Revoked or replaced since the attempt was claimed (or while a stopped worker held it): never charged on it.
   if (mandate?.status !== 'active') {
     return inTransaction(ctx, async (trx) => {

@@ -13,8 +13,9 @@ import { type Collection, scheduleOutlook } from '../schedules/schedules.outlook
 import { getTrackRow } from '../tracks/tracks.service.js';
 import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
 import { agreementText, cadenceOf, type Terms } from './consent.terms.js';
+import { toApi } from './mandates.mapper.js';
 import * as repo from './mandates.repository.js';
-import { randomToken, registerAndActivate, sha256, toApi } from './mandates.service.js';
+import { randomToken, registerAndActivate, sha256 } from './mandates.service.js';
 import type { ConsentEvidence, MandatesTable } from './mandates.table.js';
 
 /** Why a consent link shows no form. */

@@ -12,11 +12,19 @@ import type { AuthContext } from '../api-keys/api-keys.service.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import { isApproved } from '../providers/providers.service.js';
-import * as schedules from '../schedules/schedules.repository.js';
-import * as tracks from '../tracks/tracks.repository.js';
+import { findScheduleForUpdate, findScheduleRow } from '../schedules/schedules.service.js';
+import { findTrack } from '../tracks/tracks.service.js';
+import { toApi } from './mandates.mapper.js';
 import * as repo from './mandates.repository.js';
 import type { Mandate, MandateCreate, MandateListQuery, MandateRevoke } from './mandates.schemas.js';
-import type { ConsentEvidence, MandatesTable } from './mandates.table.js';
+import type { MandatesTable } from './mandates.table.js';
+
+// Reads other modules make of mandates.
+export {
+  findById as findMandate,
+  /** The mandate a schedule's collections run on (its active one, else one consented awaiting approval). */
+  forCollection as mandateForCollection,
+} from './mandates.repository.js';
 
 /** How long a consent URL works. */
 export const CONSENT_TTL_MS = 24 * 60 * 60 * 1000;
@@ -30,33 +38,10 @@ export function randomToken(prefix: string): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;
 }
 
-export function toApi(row: MandatesTable, consentUrl: string | null = null): Mandate {
-  return {
-    id: row.id,
-    payer_type: row.payer_type,
-    payer_id: row.payer_id,
-    provider: row.provider,
-    schedule_id: row.schedule_id,
-    status: row.status,
-    consent_url: consentUrl,
-    consent_expires_at: row.consent_expires_at,
-    consented_at: row.consented_at,
-    consent: row.consent === null ? null : (JSON.parse(row.consent) as ConsentEvidence),
-    activated_at: row.activated_at,
-    revoked_at: row.revoked_at,
-    revocation_reason: row.revocation_reason,
-    replaced_at: row.replaced_at,
-    replaced_by: row.replaced_by,
-    failure_reason: row.failure_reason,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
 /** The payer: the customer named, else the customer of the schedule's plan; both must agree when both are known. */
 async function payerOf(trx: Trx, tenant: TenantRef, input: MandateCreate, scheduleTrackId: string | null) {
   const planCustomer = scheduleTrackId
-    ? ((await tracks.findById(trx, tenant, scheduleTrackId))?.customer_id ?? null)
+    ? ((await findTrack(trx, tenant, scheduleTrackId))?.customer_id ?? null)
     : null;
   const payerId = input.payer_id ?? planCustomer;
   if (!payerId) {
@@ -84,7 +69,7 @@ export async function createMandate(
   return inTransaction(ctx, async (trx) => {
     let scheduleTrackId: string | null = null;
     if (input.schedule_id) {
-      const schedule = await schedules.findRow(trx, auth, input.schedule_id);
+      const schedule = await findScheduleRow(trx, auth, input.schedule_id);
       if (!schedule) throw notFound('schedule', input.schedule_id, 'schedule_id');
       if (schedule.status === 'cancelled' || schedule.status === 'completed') {
         throw invalidState('schedule', schedule.status, 'create_mandate');
@@ -152,10 +137,8 @@ async function ledgerEntryOf(
   type: 'mandate.activated' | 'mandate.replaced' | 'mandate.revoked',
   defaultCurrency: string,
 ): Promise<void> {
-  const schedule = mandate.schedule_id
-    ? await schedules.findRow(trx, tenant, mandate.schedule_id)
-    : undefined;
-  const track = schedule?.track_id ? await tracks.findById(trx, tenant, schedule.track_id) : undefined;
+  const schedule = mandate.schedule_id ? await findScheduleRow(trx, tenant, mandate.schedule_id) : undefined;
+  const track = schedule?.track_id ? await findTrack(trx, tenant, schedule.track_id) : undefined;
   await appendEntry(trx, tenant, {
     type,
     trackId: track?.id ?? null,
@@ -232,7 +215,7 @@ export async function activate(
   const found = await repo.findById(trx, tenant, id);
   // Two approvals for one schedule queue on its row (PostgreSQL; SQLite has one writer at a time): the second
   // sees the first active and replaces it. The mandate's own row is locked after it, so no revoke slips between.
-  if (found?.schedule_id) await schedules.findByIdForUpdate(trx, dialect, tenant, found.schedule_id);
+  if (found?.schedule_id) await findScheduleForUpdate(trx, dialect, tenant, found.schedule_id);
   const mandate = await repo.findByIdForUpdate(trx, dialect, tenant, id);
   if (mandate?.status !== 'pending' || mandate.consented_at === null) return null;
   const now = tenant.clock.now().toISOString();
@@ -273,7 +256,7 @@ export async function registerAndActivate(ctx: AppContext, tenant: Tenant, id: s
   if (!(await isApproved(ctx.db, tenant, mandate.provider))) return false;
   const payer = await getCustomerRow(ctx.db, tenant, mandate.payer_id);
   const schedule = mandate.schedule_id
-    ? await schedules.findRow(ctx.db, tenant, mandate.schedule_id)
+    ? await findScheduleRow(ctx.db, tenant, mandate.schedule_id)
     : undefined;
   const registered = await ctx.ports.provider(tenant.mode, mandate.provider).createMandate({
     mandateId: mandate.id,

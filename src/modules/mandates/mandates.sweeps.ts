@@ -3,8 +3,9 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { eachDue } from '../../jobs/sweep-batches.js';
 import { earliest, type SweepDefinition } from '../../jobs/sweeps.js';
 import { recordEvent } from '../../outbox/outbox.js';
+import { toApi } from './mandates.mapper.js';
 import * as repo from './mandates.repository.js';
-import { registerAndActivate, toApi } from './mandates.service.js';
+import { registerAndActivate } from './mandates.service.js';
 
 const BATCH = 200;
 

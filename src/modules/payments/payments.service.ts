@@ -1,16 +1,17 @@
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import { fieldError, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { instantRange, toInstant } from '../../lib/instant.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
-import { recordEvent } from '../../outbox/outbox.js';
-import { undoAllocations } from '../schedules/schedules.allocation.js';
-import { applyBalanceChange } from '../tracks/tracks.balance.js';
-import { getTrackRow } from '../tracks/tracks.service.js';
-import { applyPayment, applyUnapplied, duplicateReference, planlessEntry, toApi } from './payments.money.js';
+import {
+  applyPayment,
+  applyUnapplied,
+  duplicateReference,
+  reversePayment as reverse,
+} from '../../money/index.js';
+import { toApi } from './payments.mapper.js';
 import * as repo from './payments.repository.js';
 import type {
   Payment,
@@ -18,9 +19,7 @@ import type {
   PaymentCreate,
   PaymentListQuery,
   PaymentReverse,
-  TrackPaymentListQuery,
 } from './payments.schemas.js';
-import type { PaymentAllocation, PaymentsTable } from './payments.table.js';
 
 /** Clocks drift; a payment a few minutes "ahead" is still accepted. */
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -53,24 +52,6 @@ export async function recordPayment(ctx: AppContext, tenant: Tenant, input: Paym
   }
 }
 
-/** A reversed payment's amount back on its plan's balance (the plan's new balance), or, without a plan, on its customer's ledger. */
-async function restoreBalance(trx: Trx, tenant: Tenant, reversed: PaymentsTable): Promise<number | null> {
-  const entry = { type: 'payment.reversed' as const, refs: { paymentId: reversed.id } };
-  if (reversed.track_id === null) {
-    await planlessEntry(trx, tenant, 'payment.reversed', reversed, reversed.amount);
-    return null;
-  }
-  const outcome = await applyBalanceChange(trx, tenant, {
-    trackId: reversed.track_id,
-    amountDelta: 0,
-    paidDelta: -reversed.amount,
-    from: ['active', 'completed', 'archived'],
-    entry,
-  });
-  if (!outcome.ok) throw new Error(`reversing payment ${reversed.id}: the plan refused (${outcome.reason})`);
-  return outcome.track.balance;
-}
-
 /**
  * Corrects a recorded payment: it becomes `reversed` and its amount goes back on the plan's balance through
  * the money core (a completed plan is active again), with a `payment.reversed` ledger entry and event.
@@ -81,30 +62,7 @@ export async function reversePayment(
   id: string,
   input: PaymentReverse,
 ): Promise<Payment> {
-  return inTransaction(ctx, async (trx) => {
-    const reversed = await repo.markReversed(
-      trx,
-      tenant,
-      id,
-      tenant.clock.now().toISOString(),
-      input.reason ?? null,
-    );
-    if (!reversed) {
-      const current = await repo.findById(trx, tenant, id);
-      if (!current) throw notFound('payment', id);
-      throw invalidState('payment', current.status, 'reverse');
-    }
-    const balanceAfter = await restoreBalance(trx, tenant, reversed);
-    const undone = await undoAllocations(
-      trx,
-      tenant,
-      reversed.id,
-      JSON.parse(reversed.allocations) as PaymentAllocation[],
-    );
-    const payment = toApi(await repo.setAllocations(trx, reversed.id, JSON.stringify(undone)));
-    await recordEvent(trx, tenant, 'payment.reversed', { ...payment, balanceAfter });
-    return payment;
-  });
+  return inTransaction(ctx, (trx) => reverse(trx, tenant, id, input.reason ?? null));
 }
 
 /** `POST /payments/{id}/apply`: an unapplied payment (credit) on a plan, in its own unit of work. */
@@ -142,14 +100,4 @@ export async function listPayments(
     (limit, afterId) => repo.list(ctx.db, tenant, { ...query, ...range, limit }, afterId),
     toApi,
   );
-}
-
-export async function listTrackPayments(
-  ctx: AppContext,
-  tenant: TenantRef,
-  trackId: string,
-  query: TrackPaymentListQuery,
-): Promise<Page<Payment>> {
-  await getTrackRow(ctx.db, tenant, trackId);
-  return listPayments(ctx, tenant, { ...query, trackId });
 }

@@ -1,27 +1,24 @@
-import { sql } from 'kysely';
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
-import type { DbOrTrx, Trx } from '../../db/schema.js';
-import { inTenant } from '../../db/scoping.js';
+import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { localDate } from '../../lib/calendar.js';
-import { toSafeInteger } from '../../lib/money.js';
-import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { toInstant } from '../../lib/instant.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { lockOpenCheckout, receiveForCheckout } from '../../money/index.js';
 import type { Ports } from '../../ports/ports.js';
+import type { InboundNotification } from '../../ports/provider-notifications.js';
 import { getCustomerRow } from '../customers/customers.service.js';
-import { type Destination, type Received, receiveProviderMoney } from '../payments/payments.receive.js';
+import {
+  countAskedOfSchedule,
+  findObligationByCheckout,
+  findObligationByCheckoutAnywhere,
+} from '../schedules/obligations.service.js';
 import { scheduleOutlook } from '../schedules/schedules.outlook.js';
-import { type ObligationsTable, OPEN_OBLIGATION, RAIL_PROVIDER } from '../schedules/schedules.table.js';
+import { type ObligationsTable, OPEN_OBLIGATION, RAIL_PROVIDER } from '../schedules/schedules.service.js';
 import { getTrackRow } from '../tracks/tracks.service.js';
 import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
-import type { NotificationOutcome } from './providers.table.js';
-
-/** What became of money reported for a checkout, a transfer or a charge. */
-export interface Handled {
-  outcome: NotificationOutcome;
-  paymentId: string | null;
-  reason: string | null;
-}
+import { type Handled, handledOf } from './providers.service.js';
 
 const CHECKOUT_PROVIDER = RAIL_PROVIDER.gatewayA_checkout as string;
 
@@ -38,49 +35,9 @@ export function checkoutLinkFor(ports: Ports, tenant: Tenant, obligation: Obliga
   });
 }
 
-/** Keeps an obligation's checkout, in the caller's transaction. */
-export async function saveCheckout(
-  trx: Trx,
-  tenant: Tenant,
-  obligationId: string,
-  link: { id: string; url: string },
-): Promise<void> {
-  await trx
-    .updateTable('obligations')
-    .set({ checkout_id: link.id, checkout_url: link.url, updated_at: tenant.clock.now().toISOString() })
-    .where('id', '=', obligationId)
-    .execute();
-}
-
-function findByCheckout(db: DbOrTrx, tenant: TenantRef, checkoutId: string) {
-  return db
-    .selectFrom('obligations')
-    .selectAll()
-    .where(inTenant(tenant))
-    .where('checkout_id', '=', checkoutId)
-    .executeTakeFirst();
-}
-
-/** What became of money a provider reported, as a notification's receipt says it. */
-export function handledOf(received: Received): Handled {
-  const { payment, credit } = received;
-  if (!received.recorded) return { outcome: 'already_recorded', paymentId: payment.id, reason: null };
-  if (payment.unapplied) {
-    return { outcome: 'unapplied', paymentId: payment.id, reason: payment.unappliedReason };
-  }
-  return {
-    outcome: 'recorded',
-    paymentId: payment.id,
-    reason: credit
-      ? `overpayment: ${credit.amount} more than was owed is the customer's credit, payment ${credit.id}`
-      : null,
-  };
-}
-
 /**
- * Money a provider reports for a checkout: recorded as all such money is (`receiveProviderMoney`), for the
- * checkout's obligation first. The checkout is done only once its obligation is paid in full; a part payment
- * leaves it usable for the rest. A checkout id this workspace does not know is still money: unapplied.
+ * Money a provider reports for a checkout: recorded as all such money is, for the checkout's obligation first
+ * (`receiveForCheckout`). A checkout id this workspace does not know is still money: unapplied.
  */
 export async function checkoutPaid(
   trx: Trx,
@@ -89,35 +46,24 @@ export async function checkoutPaid(
   paid: { provider: string; amount: number; currency: string; paidAt: string; reference: string | null },
 ): Promise<Handled> {
   const obligation =
-    paid.provider === CHECKOUT_PROVIDER ? await findByCheckout(trx, tenant, checkoutId) : undefined;
-  const destination: Destination = !obligation
-    ? null
-    : obligation.track_id
-      ? { trackId: obligation.track_id, obligationId: obligation.id }
-      : { scheduleId: obligation.schedule_id, obligationId: obligation.id, customerId: null };
-  const received = await receiveProviderMoney(
-    trx,
-    tenant,
-    {
-      amount: paid.amount,
-      currency: paid.currency,
-      method: 'gateway_checkout',
-      paidAt: paid.paidAt,
-      reference: paid.reference,
-      metadata: { checkoutId },
-    },
-    destination,
-  );
-  if (obligation) {
-    await trx
-      .updateTable('obligations')
-      .set({ checkout_completed_at: tenant.clock.now().toISOString() })
-      .where('id', '=', obligation.id)
-      .where('status', '=', 'paid')
-      .where('checkout_completed_at', 'is', null)
-      .execute();
-  }
-  return handledOf(received);
+    paid.provider === CHECKOUT_PROVIDER ? await findObligationByCheckout(trx, tenant, checkoutId) : undefined;
+  return handledOf(await receiveForCheckout(trx, tenant, checkoutId, obligation, paid));
+}
+
+/** `checkout.completed`: the provider's notification that a checkout was paid. */
+export function checkoutCompleted(
+  trx: Trx,
+  tenant: Tenant,
+  provider: string,
+  notification: InboundNotification,
+): Promise<Handled> {
+  return checkoutPaid(trx, tenant, notification.reference, {
+    provider,
+    amount: notification.amount,
+    currency: notification.currency,
+    paidAt: toInstant(notification.occurred_at, 'occurred_at'),
+    reference: `${provider}:${notification.id}`,
+  });
 }
 
 /** Whether a checkout page can still take money: its obligation open, or paid, or no longer asked for. */
@@ -159,15 +105,7 @@ async function instalmentOf(ctx: AppContext, tenant: Tenant, obligation: Obligat
   if (obligation.status === 'cancelled') return null;
   const outlook = await scheduleOutlook(ctx.db, tenant, obligation.schedule_id);
   if (!outlook) return null;
-  const counted = (upTo: number | null) => {
-    let q = ctx.db
-      .selectFrom('obligations')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('schedule_id', '=', obligation.schedule_id)
-      .where('status', '!=', 'cancelled');
-    if (upTo !== null) q = q.where('sequence', '<=', upTo);
-    return q.executeTakeFirstOrThrow().then((row) => toSafeInteger(row.n, 'obligations'));
-  };
+  const counted = (upTo: number | null) => countAskedOfSchedule(ctx.db, obligation.schedule_id, upTo);
   const number = await counted(obligation.sequence);
   const of = outlook.endless ? null : (await counted(null)) + outlook.ahead;
   // A payment that stands alone is no instalment.
@@ -177,11 +115,7 @@ async function instalmentOf(ctx: AppContext, tenant: Tenant, obligation: Obligat
 
 /** The simulated checkout behind a test-mode checkout page, and its tenant. */
 async function find(ctx: AppContext, checkoutId: string) {
-  const obligation = await ctx.db
-    .selectFrom('obligations')
-    .selectAll()
-    .where('checkout_id', '=', checkoutId)
-    .executeTakeFirst();
+  const obligation = await findObligationByCheckoutAnywhere(ctx.db, checkoutId);
   if (obligation?.mode !== 'test') return undefined;
   const tenant = await loadTenant(ctx.db, ctx.clock, { workspaceId: obligation.workspace_id, mode: 'test' });
   const business = await businessCard(ctx.db, obligation.workspace_id);
@@ -221,16 +155,9 @@ export async function payCheckout(
   if (!found) return undefined;
   const { tenant, view } = found;
   const paid = await inTransaction(ctx, async (trx) => {
-    const open = await trx
-      .updateTable('obligations')
-      .set({ updated_at: sql`updated_at` })
-      .where('id', '=', found.obligation.id)
-      .where('status', 'in', OPEN_OBLIGATION)
-      .where('checkout_completed_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+    const open = await lockOpenCheckout(trx, found.obligation.id);
     if (!open) {
-      const now = await findByCheckout(trx, tenant, checkoutId);
+      const now = await findObligationByCheckout(trx, tenant, checkoutId);
       return { state: now ? stateOf(now) : 'closed', handled: null };
     }
     const handled = await checkoutPaid(trx, tenant, checkoutId, {

@@ -1,20 +1,16 @@
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
-import { forUpdate } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
-import { inTenant } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { AppError, notFound } from '../../lib/app-error.js';
-import { toInstant } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { PaymentProvider } from '../../ports/payment-providers.js';
 import type { InboundNotification, RawNotification } from '../../ports/provider-notifications.js';
-import { recordOutcome } from '../attempts/attempts.service.js';
-import * as mandates from '../mandates/mandates.repository.js';
-import { type Destination, type ProviderMoney, receiveProviderMoney } from '../payments/payments.receive.js';
-import { RAIL_PROVIDER } from '../schedules/schedules.table.js';
-import { checkoutPaid, type Handled, handledOf } from './checkout.service.js';
+import { chargeAnswered } from '../attempts/attempts.service.js';
+import { receiveTransfer } from '../payments/transfers.service.js';
+import { checkoutCompleted } from './checkout.service.js';
 import type { NotificationReceipt } from './notifications.schemas.js';
+import { type Handled, handledOf } from './providers.service.js';
 import type { ProviderNotificationsTable, ProviderSettingsTable } from './providers.table.js';
 
 function receipt(row: ProviderNotificationsTable, replayed: boolean): NotificationReceipt {
@@ -28,100 +24,28 @@ function receipt(row: ProviderNotificationsTable, replayed: boolean): Notificati
   };
 }
 
-/** The money a notification reports, keyed by its id (the provider's), so that it is recorded once. */
-function moneyOf(
-  provider: string,
-  notification: InboundNotification,
-  method: ProviderMoney['method'],
-  metadata: Record<string, string>,
-): ProviderMoney {
-  return {
-    amount: notification.amount,
-    currency: notification.currency,
-    method,
-    paidAt: toInstant(notification.occurred_at, 'occurred_at'),
-    reference: `${provider}:${notification.id}`,
-    metadata: { notificationId: notification.id, ...metadata },
-  };
+/** What a handler is given: the verified notification, its provider and tenant, in the router's transaction. */
+interface Routed {
+  ctx: AppContext;
+  trx: Trx;
+  tenant: Tenant;
+  provider: string;
+  notification: InboundNotification;
 }
 
-/** Where a transfer to a virtual account goes: the plan of the schedule that has it, or that schedule. */
-async function transferDestination(
-  trx: Trx,
-  tenant: Tenant,
-  provider: string,
-  accountNumber: string,
-): Promise<Destination> {
-  const schedule = await trx
-    .selectFrom('schedules')
-    .selectAll()
-    .where(inTenant(tenant))
-    .where('virtual_account_number', '=', accountNumber)
-    .executeTakeFirst();
-  if (!schedule || RAIL_PROVIDER[schedule.collection_method] !== provider) return null;
-  if (schedule.track_id) return { trackId: schedule.track_id };
-  const mandate = await mandates.forCollection(trx, tenant, schedule.id);
-  return { scheduleId: schedule.id, customerId: mandate?.payer_id ?? null };
-}
+type NotificationHandler = (routed: Routed) => Promise<Handled>;
 
-/** A transfer to a schedule's virtual account: recorded as all money a provider reports is. */
-async function transferReceived(
-  trx: Trx,
-  tenant: Tenant,
-  provider: string,
-  notification: InboundNotification,
-): Promise<Handled> {
-  const received = await receiveProviderMoney(
-    trx,
-    tenant,
-    moneyOf(provider, notification, 'virtual_account', { virtualAccount: notification.reference }),
-    await transferDestination(trx, tenant, provider, notification.reference),
-  );
-  return handledOf(received);
-}
-
-/**
- * A charge's outcome, for an attempt in any state: a success is recorded unless the attempt already succeeded
- * (a late success of an attempt that failed or timed out records the payment and cancels its pending retry); a
- * failure answers an attempt still processing. Money charged for an attempt this workspace does not know is
- * recorded as unapplied.
- */
-async function chargeAnswered(
-  ctx: AppContext,
-  trx: Trx,
-  tenant: Tenant,
-  provider: string,
-  notification: InboundNotification,
-): Promise<Handled> {
-  const attempt = await forUpdate(
-    ctx.dialect,
-    trx.selectFrom('attempts').selectAll().where('id', '=', notification.reference).where(inTenant(tenant)),
-  ).executeTakeFirst();
-  const succeeded = notification.type === 'charge.succeeded';
-  if (!attempt) {
-    if (!succeeded) return { outcome: 'unmatched', paymentId: null, reason: null };
-    const money = moneyOf(provider, notification, 'direct_debit', { attemptId: notification.reference });
-    return handledOf(await receiveProviderMoney(trx, tenant, money, null));
-  }
-  if (attempt.status === 'succeeded' || (!succeeded && attempt.status !== 'processing')) {
-    return { outcome: 'already_recorded', paymentId: attempt.payment_id, reason: null };
-  }
-  const recorded = await recordOutcome(
-    trx,
-    tenant,
-    attempt,
-    succeeded
-      ? { status: 'succeeded', providerReference: notification.id }
-      : {
-          status: 'failed',
-          code: 'declined',
-          message: `The provider reported the charge failed${notification.failure_code ? ` (${notification.failure_code})` : ''}.`,
-          retryable: false,
-        },
-    [attempt.status],
-  );
-  return { outcome: 'recorded', paymentId: recorded.payment_id, reason: null };
-}
+/** Each notification type, to the service of the module that owns what it reports. */
+const HANDLERS: Record<InboundNotification['type'], NotificationHandler> = {
+  'transfer.received': async ({ trx, tenant, provider, notification }) =>
+    handledOf(await receiveTransfer(trx, tenant, provider, notification)),
+  'checkout.completed': ({ trx, tenant, provider, notification }) =>
+    checkoutCompleted(trx, tenant, provider, notification),
+  'charge.succeeded': ({ ctx, trx, tenant, provider, notification }) =>
+    chargeAnswered(trx, ctx.dialect, tenant, provider, notification),
+  'charge.failed': ({ ctx, trx, tenant, provider, notification }) =>
+    chargeAnswered(trx, ctx.dialect, tenant, provider, notification),
+};
 
 /** Ids are a prefix and base32 or base62 characters; anything else names no setting (and never reaches SQL). */
 const SETTING_ID = /^[A-Za-z0-9_]{1,64}$/;
@@ -198,20 +122,13 @@ export async function receiveNotification(
         .executeTakeFirstOrThrow();
       return receipt(first, true);
     }
-    let handled: Handled;
-    if (notification.type === 'transfer.received') {
-      handled = await transferReceived(trx, tenant, setting.provider, notification);
-    } else if (notification.type === 'checkout.completed') {
-      handled = await checkoutPaid(trx, tenant, notification.reference, {
-        provider: setting.provider,
-        amount: notification.amount,
-        currency: notification.currency,
-        paidAt: toInstant(notification.occurred_at, 'occurred_at'),
-        reference: `${setting.provider}:${notification.id}`,
-      });
-    } else {
-      handled = await chargeAnswered(ctx, trx, tenant, setting.provider, notification);
-    }
+    const handled = await HANDLERS[notification.type]({
+      ctx,
+      trx,
+      tenant,
+      provider: setting.provider,
+      notification,
+    });
     const { outcome, paymentId: payment_id, reason } = handled;
     if (outcome !== 'unmatched') {
       await trx

@@ -4,7 +4,8 @@ import { inTenant } from '../../db/scoping.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { TenantRef } from '../../lib/tenant.js';
-import type { ProviderSettingsTable } from './providers.table.js';
+import type { Received } from '../../money/index.js';
+import type { NotificationOutcome, ProviderSettingsTable } from './providers.table.js';
 
 /** Provider names: what integrators call their providers, kept to a safe form. */
 export const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/;
@@ -80,4 +81,27 @@ const DISPLAY_NAMES: Record<string, string> = {
 /** A provider's name as payers know it ("paystack": "Paystack"); a name not in the table as it was given. */
 export function providerDisplayName(provider: string): string {
   return DISPLAY_NAMES[provider.toLowerCase()] ?? provider;
+}
+
+/** What became of money reported for a checkout, a transfer or a charge. */
+export interface Handled {
+  outcome: NotificationOutcome;
+  paymentId: string | null;
+  reason: string | null;
+}
+
+/** What became of money a provider reported, as a notification's receipt says it. */
+export function handledOf(received: Received): Handled {
+  const { payment, credit } = received;
+  if (!received.recorded) return { outcome: 'already_recorded', paymentId: payment.id, reason: null };
+  if (payment.unapplied) {
+    return { outcome: 'unapplied', paymentId: payment.id, reason: payment.unappliedReason };
+  }
+  return {
+    outcome: 'recorded',
+    paymentId: payment.id,
+    reason: credit
+      ? `overpayment: ${credit.amount} more than was owed is the customer's credit, payment ${credit.id}`
+      : null,
+  };
 }

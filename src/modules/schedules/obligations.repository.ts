@@ -48,6 +48,32 @@ export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
     .executeTakeFirst();
 }
 
+/** The tenant's obligation whose checkout this is. */
+export function findByCheckout(db: DbOrTrx, tenant: TenantRef, checkoutId: string) {
+  return db
+    .selectFrom('obligations')
+    .selectAll()
+    .where(inTenant(tenant))
+    .where('checkout_id', '=', checkoutId)
+    .executeTakeFirst();
+}
+
+/** The obligation whose checkout this is, in any workspace: what a checkout page's address names. */
+export function findByCheckoutAnywhere(db: DbOrTrx, checkoutId: string) {
+  return db.selectFrom('obligations').selectAll().where('checkout_id', '=', checkoutId).executeTakeFirst();
+}
+
+/** How many obligations a schedule asks (cancelled ones left out), up to sequence number `upTo` when given. */
+export async function countAskedOfSchedule(db: DbOrTrx, scheduleId: string, upTo: number | null) {
+  let q = db
+    .selectFrom('obligations')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('schedule_id', '=', scheduleId)
+    .where('status', '!=', 'cancelled');
+  if (upTo !== null) q = q.where('sequence', '<=', upTo);
+  return toSafeInteger((await q.executeTakeFirstOrThrow()).n, 'obligations');
+}
+
 /** A schedule's obligations, newest first; `status` as it is at `at` (`statusAt`). */
 export function list(
   db: DbOrTrx,

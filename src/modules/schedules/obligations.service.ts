@@ -8,6 +8,14 @@ import { obligationToApi } from './schedules.mapper.js';
 import type { ObligationListItem, ObligationsQuery } from './schedules.schemas.js';
 import { type ObligationsTable, OPEN_OBLIGATION } from './schedules.table.js';
 
+// Reads other modules make of obligations.
+export {
+  countAskedOfSchedule,
+  findByCheckout as findObligationByCheckout,
+  findByCheckoutAnywhere as findObligationByCheckoutAnywhere,
+  findById as findObligation,
+} from './obligations.repository.js';
+
 const DUE_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**

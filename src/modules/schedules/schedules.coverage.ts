@@ -1,6 +1,6 @@
 import type { Trx } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
-import type { TracksTable } from '../tracks/tracks.table.js';
+import type { TracksTable } from '../tracks/tracks.mapper.js';
 import * as obligations from './obligations.repository.js';
 
 // What a plan's open obligations ask never exceeds its balance. Every path that makes obligations for a plan

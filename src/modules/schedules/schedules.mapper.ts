@@ -60,3 +60,12 @@ export function obligationToApi(row: ObligationsTable, at: string): Obligation {
     updated_at,
   };
 }
+
+/** An obligation an action made or changed, as the action's `changes` list it (`previousAmount` when changed). */
+export const obligationChange = (o: ObligationsTable, previousAmount: number | null = null) => ({
+  id: o.id,
+  due_date: o.due_date,
+  amount: o.amount,
+  previous_amount: previousAmount,
+  status: o.status,
+});

@@ -49,6 +49,16 @@ export function findRow(db: DbOrTrx, tenant: TenantRef, id: string) {
     .executeTakeFirst();
 }
 
+/** The schedule that has a virtual account number. */
+export function findByVirtualAccount(db: DbOrTrx, tenant: TenantRef, accountNumber: string) {
+  return db
+    .selectFrom('schedules')
+    .selectAll()
+    .where(inTenant(tenant))
+    .where('virtual_account_number', '=', accountNumber)
+    .executeTakeFirst();
+}
+
 /** The schedule, locked until the transaction ends (PostgreSQL): generation and actions queue on it. */
 export function findByIdForUpdate(db: DbOrTrx, dialect: DialectName, tenant: TenantRef, id: string) {
   return forUpdate(

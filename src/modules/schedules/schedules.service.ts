@@ -2,39 +2,22 @@ import type { AppContext } from '../../context.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTransaction, withoutCommitHook } from '../../db/unit-of-work.js';
 import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
-import {
-  addDays,
-  DateOutOfRangeError,
-  installmentAmounts,
-  LAST_DATE,
-  localDate,
-  occurrence,
-  occurrencesThrough,
-  splitEvenly,
-} from '../../lib/calendar.js';
+import { DateOutOfRangeError, installmentAmounts, LAST_DATE, localDate } from '../../lib/calendar.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { toInstant } from '../../lib/instant.js';
 import { stringifyMetadata } from '../../lib/json.js';
 import { isCurrency } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { completeIfDone, syncWithPlan } from '../../money/index.js';
 import { recordEvent } from '../../outbox/outbox.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
-import * as tracks from '../tracks/tracks.repository.js';
-import type { TracksTable } from '../tracks/tracks.table.js';
+import type { TracksTable } from '../tracks/tracks.mapper.js';
+import { findTrack, findTrackForUpdate } from '../tracks/tracks.service.js';
 import * as obligations from './obligations.repository.js';
-import { completeIfDone, recordPaid } from './schedules.allocation.js';
 import { refuseWhenCovered } from './schedules.coverage.js';
-import {
-  AHEAD,
-  generateObligations,
-  MAX_GENERATED,
-  obligationRow,
-  recordCreated,
-  recurrenceOf,
-  sequenceRange,
-} from './schedules.generation.js';
-import { obligationToApi, toApi } from './schedules.mapper.js';
+import { AHEAD, generateObligations, MAX_GENERATED, sequenceRange } from './schedules.generation.js';
+import { obligationChange, obligationToApi, toApi } from './schedules.mapper.js';
 import * as repo from './schedules.repository.js';
 import type {
   Obligation,
@@ -48,12 +31,21 @@ import type {
   ScheduleListQuery,
 } from './schedules.schemas.js';
 import {
-  type ObligationsTable,
   RAIL_PROVIDER,
   REPEATING_FREQUENCIES,
   type ScheduleStatus,
   type SchedulesTable,
 } from './schedules.table.js';
+
+// Reads other modules make of schedules, and the table's types and constants they need.
+export {
+  /** The schedule, locked until the transaction ends (PostgreSQL): generation and actions queue on it. */
+  findByIdForUpdate as findScheduleForUpdate,
+  /** The stored row alone, without the next due date. */
+  findRow as findScheduleRow,
+} from './schedules.repository.js';
+export type { ObligationsTable, SchedulesTable } from './schedules.table.js';
+export { OPEN_OBLIGATION, RAIL_PROVIDER } from './schedules.table.js';
 
 /** The states each action starts from. */
 const ACTION_FROM: Record<ScheduleAction, readonly ScheduleStatus[]> = {
@@ -92,7 +84,7 @@ function checkRule(input: ScheduleCreate, startDate: string, endDate: string | n
 
 /** The target plan, locked; refused when it is missing, archived or already paid off. */
 async function lockPlan(ctx: AppContext, trx: Trx, tenant: TenantRef, id: string, action: string) {
-  const track = await tracks.findByIdForUpdate(trx, ctx.dialect, tenant, id);
+  const track = await findTrackForUpdate(trx, ctx.dialect, tenant, id);
   if (!track) throw notFound('track', id, 'target_id');
   if (track.status !== 'active') throw invalidState('track', track.status, action);
   return track;
@@ -178,7 +170,7 @@ async function virtualAccountFor(
 ) {
   if (input.collection_method !== 'gatewayB_virtual_account') return null;
   const provider = ctx.ports.provider(auth.mode, RAIL_PROVIDER.gatewayB_virtual_account as string);
-  const plan = input.target_id ? await tracks.findById(ctx.db, auth, input.target_id) : undefined;
+  const plan = input.target_id ? await findTrack(ctx.db, auth, input.target_id) : undefined;
   const payer = plan
     ? await ctx.db
         .selectFrom('customers')
@@ -310,6 +302,22 @@ async function replaceSchedule(
   await cancelSchedule(trx, tenant, replaced, 'replace');
 }
 
+/**
+ * Where a transfer to a virtual account on `provider`'s rail goes: the plan of the schedule that has the account,
+ * or that schedule when it has no plan; null when no schedule of the tenant has it on that rail.
+ */
+export async function virtualAccountTarget(
+  trx: Trx,
+  tenant: TenantRef,
+  provider: string,
+  accountNumber: string,
+): Promise<{ trackId: string } | { scheduleId: string } | null> {
+  const schedule = await repo.findByVirtualAccount(trx, tenant, accountNumber);
+  if (!schedule || RAIL_PROVIDER[schedule.collection_method] !== provider) return null;
+  if (schedule.track_id) return { trackId: schedule.track_id };
+  return { scheduleId: schedule.id };
+}
+
 export async function getSchedule(ctx: AppContext, tenant: TenantRef, id: string): Promise<Schedule> {
   return scheduleOut(ctx.db, tenant, id);
 }
@@ -350,79 +358,12 @@ class DryRun extends Error {
   }
 }
 
-const change = (o: ObligationsTable, previousAmount: number | null = null) => ({
-  id: o.id,
-  due_date: o.due_date,
-  amount: o.amount,
-  previous_amount: previousAmount,
-  status: o.status,
-});
-
 /** What the open obligations of a schedule owe. */
 async function owedBySchedule(trx: Trx, scheduleId: string): Promise<number> {
   return (await obligations.openOfSchedule(trx, scheduleId)).reduce(
     (sum, o) => sum + o.amount - o.amount_paid,
     0,
   );
-}
-
-/**
- * `sync_payment_plan`: the plan's balance, less what its other schedules' open obligations owe, is spread
- * evenly (exact to the minor unit, the earlier ones taking the extra units) over this schedule's open
- * obligations; an obligation left owing nothing is cancelled (or paid, when partly paid). With none open and a
- * balance left, one obligation is added on the schedule's next date (today at the earliest).
- */
-async function syncWithPlan(
-  trx: Trx,
-  tenant: Tenant,
-  schedule: SchedulesTable,
-  track: TracksTable,
-): Promise<Omit<ScheduleChanges, 'dry_run' | 'owed_after'>> {
-  const now = tenant.clock.now();
-  const target = Math.max(0, track.balance - (await obligations.owedOnTrack(trx, track.id, schedule.id)));
-  const open = await obligations.openOfSchedule(trx, schedule.id);
-  const result: Omit<ScheduleChanges, 'dry_run' | 'owed_after'> = { created: [], updated: [], cancelled: [] };
-  if (open.length === 0) {
-    if (target === 0) return result;
-    const today = localDate(now, schedule.timezone);
-    const last = await obligations.lastOfSchedule(trx, schedule.id);
-    const recurrence = recurrenceOf(schedule);
-    let n = schedule.next_sequence;
-    if ((recurrence && n >= occurrencesThrough(recurrence)) || last?.due_date === LAST_DATE) {
-      throw fieldError({
-        action: `sync_payment_plan would add an obligation due after ${LAST_DATE}, the last date kept`,
-      });
-    }
-    let due = recurrence ? occurrence(recurrence, n) : today;
-    if (last && due <= last.due_date) due = addDays(last.due_date, 1);
-    if (due < today) due = today;
-    if (!recurrence && n === 0) n = 1;
-    const [created] = await obligations.insertMany(trx, [obligationRow(schedule, n, due, target, now)]);
-    if (created) {
-      await recordCreated(trx, tenant, [created], track);
-      await repo.updateIn(trx, tenant, schedule.id, [schedule.status], { next_sequence: n + 1 });
-      result.created.push(change(created));
-    }
-    return result;
-  }
-  const shares = splitEvenly(target, open.length);
-  const at = now.toISOString();
-  for (const [i, o] of open.entries()) {
-    const share = shares[i] ?? 0;
-    const amount = o.amount_paid + share;
-    if (share === o.amount - o.amount_paid) continue;
-    if (amount === 0) {
-      const cancelled = await obligations.cancel(trx, o.id, at);
-      if (cancelled) result.cancelled.push(change(cancelled, o.amount));
-      continue;
-    }
-    const status = share === 0 ? 'paid' : o.status;
-    const updated = await obligations.setAmount(trx, o.id, amount, status, at);
-    if (!updated) continue;
-    result.updated.push(change(updated, o.amount));
-    if (status === 'paid') await recordPaid(trx, tenant, track, [updated], { sync: 'sync_payment_plan' });
-  }
-  return result;
 }
 
 /** Runs one action in the caller's transaction; returns the changes of the two that make obligations. */
@@ -466,7 +407,7 @@ async function runAction(
       return null;
     case 'generate_obligations': {
       const { created } = await generateObligations(trx, tenant, schedule, track);
-      return { created: created.map((o) => change(o)), updated: [], cancelled: [] };
+      return { created: created.map((o) => obligationChange(o)), updated: [], cancelled: [] };
     }
     case 'sync_payment_plan': {
       if (!track) throw fieldError({ action: 'sync_payment_plan needs a schedule whose target is a plan' });
@@ -511,7 +452,7 @@ export async function actOnSchedule(
     const found = await repo.findRow(trx, tenant, id);
     if (!found) throw notFound('schedule', id);
     const track = found.track_id
-      ? ((await tracks.findByIdForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
+      ? ((await findTrackForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
       : null;
     const schedule = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
     if (!schedule) throw notFound('schedule', id);

@@ -4,7 +4,7 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { eachDue, eachDueBatch } from '../../jobs/sweep-batches.js';
 import { earliest, type SweepDefinition } from '../../jobs/sweeps.js';
 import { recordEvent } from '../../outbox/outbox.js';
-import * as tracks from '../tracks/tracks.repository.js';
+import { findTrackForUpdate } from '../tracks/tracks.service.js';
 import * as obligations from './obligations.repository.js';
 import { generateObligations } from './schedules.generation.js';
 import { obligationToEvent } from './schedules.mapper.js';
@@ -62,7 +62,7 @@ export const topUpSweep: SweepDefinition = {
         const tenant = sweepTenant(scope, found.workspace_id);
         return inTransaction(ctx, async (trx) => {
           const track = found.track_id
-            ? ((await tracks.findByIdForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
+            ? ((await findTrackForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
             : null;
           const schedule = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, found.id);
           if (schedule?.status !== 'active' || schedule.top_up_at === null || schedule.top_up_at > now)

@@ -2,6 +2,8 @@ import { parseMetadata } from '../../lib/json.js';
 import type { Track } from './tracks.schemas.js';
 import type { TracksTable } from './tracks.table.js';
 
+export type { TrackStatus, TracksTable } from './tracks.table.js';
+
 export function toApi(row: TracksTable): Track {
   return {
     id: row.id,

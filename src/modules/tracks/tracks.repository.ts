@@ -41,7 +41,7 @@ export function lockTrack(db: DbOrTrx, tenant: TenantRef, id: string) {
 
 /**
  * Changes fields that move no money, only while the plan is in one of `from`; no row when it is missing or in
- * another state. Balance, amount and paid total change only through the money core (`tracks.balance.ts`).
+ * another state. Balance, amount and paid total change only through the money core (`src/money/balance.ts`).
  */
 export function updateIn(
   db: DbOrTrx,

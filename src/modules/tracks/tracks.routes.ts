@@ -5,7 +5,6 @@ import { IdParams, ListOf, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
 import { LedgerEntry, LedgerListQuery } from '../ledger/ledger.schemas.js';
 import { Payment, TrackPaymentListQuery } from '../payments/payments.schemas.js';
-import { listTrackPayments } from '../payments/payments.service.js';
 import { Track, TrackCreate, TrackListQuery, TrackUpdate } from './tracks.schemas.js';
 import * as service from './tracks.service.js';
 
@@ -107,7 +106,10 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       },
     },
     async (request) =>
-      ok(request, await listTrackPayments(ctx, requireAuth(request), request.params.id, request.query)),
+      ok(
+        request,
+        await service.listTrackPayments(ctx, requireAuth(request), request.params.id, request.query),
+      ),
   );
 
   app.get(

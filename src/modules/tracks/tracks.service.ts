@@ -8,18 +8,26 @@ import { newId } from '../../lib/ids.js';
 import { stringifyMetadata } from '../../lib/json.js';
 import { isCurrency } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { adjustPlanAmount, cancelSchedulesOfPlan } from '../../money/index.js';
 import { changedFrom, recordEvent } from '../../outbox/outbox.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import type { LedgerListQuery } from '../ledger/ledger.schemas.js';
 import { appendEntry, listLedger } from '../ledger/ledger.service.js';
-import { cancelSchedulesOfPlan, settlePaidOffPlan } from '../schedules/schedules.allocation.js';
-import { trimToBalance } from '../schedules/schedules.trim.js';
-import { applyBalanceChange } from './tracks.balance.js';
+import type { Payment, TrackPaymentListQuery } from '../payments/payments.schemas.js';
+import { listPayments } from '../payments/payments.service.js';
 import { toApi } from './tracks.mapper.js';
 import * as repo from './tracks.repository.js';
 import type { Track, TrackCreate, TrackListQuery, TrackUpdate } from './tracks.schemas.js';
 import type { TrackStatus, TracksTable } from './tracks.table.js';
+
+// Reads other modules make of plans.
+export {
+  /** The plan, or undefined; reads outside a transaction that arrive together share one statement. */
+  findById as findTrack,
+  /** The plan, locked until the transaction ends (PostgreSQL), so a change knows the values it replaces. */
+  findByIdForUpdate as findTrackForUpdate,
+} from './tracks.repository.js';
 
 const NOT_ARCHIVED: readonly TrackStatus[] = ['active', 'completed'];
 
@@ -103,6 +111,17 @@ export async function listTrackLedger(
   return listLedger(ctx, tenant, query, { trackId: id });
 }
 
+/** The plan's payments; a 404 for a plan that is not there. */
+export async function listTrackPayments(
+  ctx: AppContext,
+  tenant: TenantRef,
+  trackId: string,
+  query: TrackPaymentListQuery,
+): Promise<Page<Payment>> {
+  await getTrackRow(ctx.db, tenant, trackId);
+  return listPayments(ctx, tenant, { ...query, trackId });
+}
+
 /** Why a conditional change found no row: the plan is missing, or in a state the change does not leave. */
 async function refusal(trx: DbOrTrx, tenant: TenantRef, id: string, action: string): Promise<never> {
   const current = await getTrackRow(trx, tenant, id);
@@ -136,22 +155,7 @@ export async function updateTrack(
       if (alsoChanged) await recordEvent(trx, tenant, 'track.updated', track, alsoChanged);
       return track;
     }
-    if (input.amount < updated.amount_paid) {
-      throw fieldError({ amount: `must be at least the ${updated.amount_paid} already paid` });
-    }
-    const outcome = await applyBalanceChange(trx, tenant, {
-      trackId: id,
-      amountDelta: input.amount - updated.amount,
-      paidDelta: 0,
-      from: NOT_ARCHIVED,
-      entry: { type: 'plan.adjusted', refs: { previousAmount: String(updated.amount) } },
-      alsoChanged,
-    });
-    if (!outcome.ok) throw new Error(`plan ${id} changed under its own row lock`);
-    // A lower balance asks less of the obligations: trimmed first, so one paid down to what was paid shows paid.
-    if (input.amount < updated.amount) await trimToBalance(trx, tenant, outcome.track);
-    if (outcome.track.status === 'completed') await settlePaidOffPlan(trx, tenant, id);
-    return toApi(outcome.track);
+    return toApi(await adjustPlanAmount(trx, tenant, updated, input.amount, alsoChanged));
   });
 }
 

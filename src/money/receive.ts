@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
-import type { Trx } from '../../db/schema.js';
-import { inTenant } from '../../db/scoping.js';
-import type { Tenant } from '../../lib/tenant.js';
-import { referenceKey } from '../../lib/text.js';
-import { openOfPlanlessSchedule } from '../schedules/schedules.allocation.js';
-import { lockTrack } from '../tracks/tracks.repository.js';
-import { applyPayment, recordWithoutPlan, toApi } from './payments.money.js';
-import * as repo from './payments.repository.js';
-import type { Payment } from './payments.schemas.js';
-import type { PaymentSource, UnappliedReason } from './payments.table.js';
+import type { Trx } from '../db/schema.js';
+import { inTenant } from '../db/scoping.js';
+import type { Tenant } from '../lib/tenant.js';
+import { referenceKey } from '../lib/text.js';
+import { toApi } from '../modules/payments/payments.mapper.js';
+import * as repo from '../modules/payments/payments.repository.js';
+import type { Payment } from '../modules/payments/payments.schemas.js';
+import type { PaymentSource, UnappliedReason } from '../modules/payments/payments.table.js';
+import { lockTrack } from '../modules/tracks/tracks.repository.js';
+import { openOfPlanlessSchedule } from './allocation.js';
+import { applyPayment, recordWithoutPlan } from './payments.js';
 
 /** Where money a provider reports was meant to go, as far as its reference tells. */
 export type Destination =

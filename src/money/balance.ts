@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
-import type { DbOrTrx } from '../../db/schema.js';
-import { inTenant } from '../../db/scoping.js';
-import type { Tenant } from '../../lib/tenant.js';
-import { recordEvent } from '../../outbox/outbox.js';
-import { appendEntry } from '../ledger/ledger.service.js';
-import type { LedgerEntryType } from '../ledger/ledger.table.js';
-import { toApi } from './tracks.mapper.js';
-import type { Track } from './tracks.schemas.js';
-import type { TrackStatus, TracksTable } from './tracks.table.js';
+import type { DbOrTrx } from '../db/schema.js';
+import { inTenant } from '../db/scoping.js';
+import type { Tenant } from '../lib/tenant.js';
+import { appendEntry } from '../modules/ledger/ledger.service.js';
+import type { LedgerEntryType } from '../modules/ledger/ledger.table.js';
+import { toApi } from '../modules/tracks/tracks.mapper.js';
+import type { Track } from '../modules/tracks/tracks.schemas.js';
+import type { TrackStatus, TracksTable } from '../modules/tracks/tracks.table.js';
+import { recordEvent } from '../outbox/outbox.js';
 
 export interface BalanceChange {
   trackId: string;

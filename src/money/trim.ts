@@ -1,9 +1,10 @@
-import type { Trx } from '../../db/schema.js';
-import type { Tenant } from '../../lib/tenant.js';
-import type { TracksTable } from '../tracks/tracks.table.js';
-import * as obligations from './obligations.repository.js';
-import { completeIfDone, recordPaid } from './schedules.allocation.js';
-import type { ObligationsTable } from './schedules.table.js';
+import type { Trx } from '../db/schema.js';
+import type { Tenant } from '../lib/tenant.js';
+import * as obligations from '../modules/schedules/obligations.repository.js';
+import type { ObligationsTable } from '../modules/schedules/schedules.table.js';
+import type { TracksTable } from '../modules/tracks/tracks.table.js';
+import { recordPaid } from './obligations-paid.js';
+import { completeIfDone } from './schedule-completion.js';
 
 /**
  * A plan whose balance went down other than by a payment (its amount lowered) asks no more than that balance:

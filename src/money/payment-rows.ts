@@ -1,0 +1,64 @@
+import { stringifyMetadata } from '../lib/json.js';
+import type { Tenant } from '../lib/tenant.js';
+import { referenceKey } from '../lib/text.js';
+import type { Payment } from '../modules/payments/payments.schemas.js';
+import type {
+  PaymentAllocation,
+  PaymentSource,
+  PaymentsTable,
+  UnappliedReason,
+} from '../modules/payments/payments.table.js';
+
+/** What every new payment row shares, whatever way the money came in. */
+export interface PaymentFacts {
+  amount: number;
+  currency: string;
+  method: Payment['method'];
+  /** Stored form (`toInstant`). */
+  paidAt: string;
+  reference: string | null;
+  source: PaymentSource;
+  metadata: Record<string, string> | undefined;
+  /** The payment this one was split from (the one whose excess it is, or the unapplied one it is a part of). */
+  splitFrom?: string | null;
+  /** Its id, when the caller had to know it first (a split names its parts). */
+  id?: string;
+}
+
+/** A new payment's row: recorded, with its facts and where the money was placed. */
+export function paymentRow(
+  tenant: Tenant,
+  id: string,
+  at: Date,
+  facts: PaymentFacts,
+  placed: {
+    trackId: string | null;
+    customerId: string | null;
+    allocations: PaymentAllocation[];
+    unappliedReason: UnappliedReason | null;
+  },
+): PaymentsTable {
+  return {
+    id,
+    workspace_id: tenant.workspaceId,
+    mode: tenant.mode,
+    track_id: placed.trackId,
+    customer_id: placed.customerId,
+    amount: facts.amount,
+    currency: facts.currency,
+    method: facts.method,
+    status: 'recorded',
+    paid_at: facts.paidAt,
+    reference: facts.reference,
+    reference_key: facts.reference === null ? null : referenceKey(facts.reference),
+    source: facts.source,
+    metadata: stringifyMetadata(facts.metadata),
+    created_at: at.toISOString(),
+    reversed_at: null,
+    reversal_reason: null,
+    allocations: JSON.stringify(placed.allocations),
+    unapplied_reason: placed.unappliedReason,
+    split_from: facts.splitFrom ?? null,
+    split_into: null,
+  };
+}
