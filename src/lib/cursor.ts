@@ -4,31 +4,56 @@ import { hasPrefix, type IdKind } from './ids.js';
 /** What every id looks like: a prefix and 26 characters of Crockford base32. */
 const ID_FORM = /^[a-z]{2,3}_[0-9A-HJKMNP-TV-Z]{26}$/;
 
+// Every cursor is the same codec: a small JSON object with its version (`v`), as base64url text, opaque to clients.
+
+function encode(position: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+}
+
+/** The fields of a cursor's object, or null when the text is not one. */
+function decode(cursor: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A cursor that did not come from the list (or report) it was sent to. */
+function notOurs(of: 'list' | 'report'): AppError {
+  return new AppError('validation_error', 'The request failed validation.', {
+    fields: { cursor: `is not a cursor returned by this ${of}` },
+  });
+}
+
+const isIdOf = (kind: IdKind, id: unknown): id is string =>
+  typeof id === 'string' && ID_FORM.test(id) && hasPrefix(kind, id);
+
 /** Opaque keyset cursor: the id of the last item of a page. */
 export function encodeCursor(lastId: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, id: lastId }), 'utf8').toString('base64url');
+  return encode({ v: 1, id: lastId });
 }
 
 /** The id a cursor points after; refused unless it came from a list of `kind`. */
 export function decodeCursor(cursor: string, kind: IdKind): string {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      (parsed as { v?: unknown }).v === 1 &&
-      typeof (parsed as { id?: unknown }).id === 'string' &&
-      ID_FORM.test((parsed as { id: string }).id) &&
-      hasPrefix(kind, (parsed as { id: string }).id)
-    ) {
-      return (parsed as { id: string }).id;
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw new AppError('validation_error', 'The request failed validation.', {
-    fields: { cursor: 'is not a cursor returned by this list' },
-  });
+  const parsed = decode(cursor);
+  if (parsed?.v === 1 && isIdOf(kind, parsed.id)) return parsed.id;
+  throw notOurs('list');
+}
+
+/** Opaque cursor of a list paged by position (a report's rows, computed whole): how many items come before. */
+export function encodeOffsetCursor(offset: number): string {
+  return encode({ v: 1, offset });
+}
+
+/** The position a report's cursor points at; refused unless it came from a report. */
+export function decodeOffsetCursor(cursor: string): number {
+  const parsed = decode(cursor);
+  const offset = parsed?.offset;
+  if (parsed?.v === 1 && typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0)
+    return offset;
+  throw notOurs('report');
 }
 
 export interface Page<T> {
@@ -74,34 +99,16 @@ export interface KeyedPosition {
 
 /** Opaque cursor of a list ordered by a sort key, then id. */
 export function encodeKeyedCursor(position: KeyedPosition): string {
-  return Buffer.from(JSON.stringify({ v: 1, k: position.key, id: position.id }), 'utf8').toString(
-    'base64url',
-  );
+  return encode({ v: 1, k: position.key, id: position.id });
 }
 
 /** The position a keyed cursor points after; refused unless it came from a list of `kind` with keys of `keyForm`. */
 export function decodeKeyedCursor(cursor: string, kind: IdKind, keyForm: RegExp): KeyedPosition {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof parsed === 'object' && parsed !== null) {
-      const { v, k, id } = parsed as { v?: unknown; k?: unknown; id?: unknown };
-      if (
-        v === 1 &&
-        typeof k === 'string' &&
-        keyForm.test(k) &&
-        typeof id === 'string' &&
-        ID_FORM.test(id) &&
-        hasPrefix(kind, id)
-      ) {
-        return { key: k, id };
-      }
-    }
-  } catch {
-    // fall through to the error below
+  const parsed = decode(cursor);
+  if (parsed?.v === 1 && typeof parsed.k === 'string' && keyForm.test(parsed.k) && isIdOf(kind, parsed.id)) {
+    return { key: parsed.k, id: parsed.id };
   }
-  throw new AppError('validation_error', 'The request failed validation.', {
-    fields: { cursor: 'is not a cursor returned by this list' },
-  });
+  throw notOurs('list');
 }
 
 /**

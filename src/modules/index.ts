@@ -2,6 +2,7 @@ import { accountModule } from './account/account.module.js';
 import { attemptsModule } from './attempts/attempts.module.js';
 import { customersModule } from './customers/customers.module.js';
 import { eventsModule } from './events/events.module.js';
+import { exportsModule } from './exports/exports.module.js';
 import { ledgerModule } from './ledger/ledger.module.js';
 import { mandatesModule } from './mandates/mandates.module.js';
 import type { ModuleManifest } from './manifest.js';
@@ -26,6 +27,8 @@ export const modules: readonly ModuleManifest[] = [
   attemptsModule,
   providersModule,
   remindersModule,
+  // Before reports: its clean-up sweep ran before the rollup when exports were a part of reports.
+  exportsModule,
   reportsModule,
   ledgerModule,
   webhooksModule,

@@ -10,7 +10,7 @@ import {
   signDownload,
   signedExpiry,
   verifyDownload,
-} from '../../src/modules/reports/exports.signing.js';
+} from '../../src/modules/exports/exports.signing.js';
 
 const SECRET = 'a-server-secret-for-export-links-0123456789';
 const ID = 'exp_01JD7ZR3S4T5V6W7X8Y9Z0A1B2';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { slotCeiling, slotOf, slotStart, splitRange } from '../../src/modules/reports/report-slots.js';
 import { bucketsIn } from '../../src/modules/reports/reports.period.js';
+import { slotCeiling, slotOf, slotStart, splitRange } from '../../src/modules/reports/rollups.slots.js';
 
 const QUARTER = 15 * 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();

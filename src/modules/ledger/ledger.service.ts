@@ -5,23 +5,12 @@ import { newId } from '../../lib/ids.js';
 import { instantRange } from '../../lib/instant.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { getCustomerRow } from '../customers/customers.service.js';
+import { toApi } from './ledger.mapper.js';
 import * as repo from './ledger.repository.js';
 import type { LedgerEntry, LedgerListQuery } from './ledger.schemas.js';
 import type { LedgerEntriesTable, LedgerEntryType } from './ledger.table.js';
 
-export function toApi(row: LedgerEntriesTable): LedgerEntry {
-  return {
-    id: row.id,
-    type: row.type,
-    trackId: row.track_id,
-    customerId: row.customer_id,
-    amount: row.amount,
-    balanceAfter: row.balance_after,
-    currency: row.currency,
-    occurredAt: row.occurred_at,
-    refs: JSON.parse(row.refs) as Record<string, string>,
-  };
-}
+export type { LedgerEntryType } from './ledger.table.js';
 
 export interface NewLedgerEntry {
   type: LedgerEntryType;

@@ -6,9 +6,40 @@ import type { PaymentAllocation, PaymentsTable } from './payments.table.js';
 export const isUnapplied = (row: Pick<PaymentsTable, 'unapplied_reason' | 'status' | 'track_id'>) =>
   row.unapplied_reason !== null && row.status === 'recorded' && row.track_id === null;
 
-export function toApi(row: PaymentsTable): Payment {
-  const allocations = JSON.parse(row.allocations) as PaymentAllocation[];
-  const allocated = allocations.reduce((sum, a) => sum + (a.reversedAt === null ? a.amount : 0), 0);
+/** The columns of a payment's summary: a read that lists payments without their details selects just these. */
+export const PAYMENT_SUMMARY_COLUMNS = [
+  'id',
+  'track_id',
+  'customer_id',
+  'amount',
+  'currency',
+  'method',
+  'status',
+  'paid_at',
+  'reference',
+  'source',
+  'created_at',
+  'reversed_at',
+] as const;
+export type PaymentSummaryRow = Pick<PaymentsTable, (typeof PAYMENT_SUMMARY_COLUMNS)[number]>;
+export type PaymentSummary = Pick<
+  Payment,
+  | 'id'
+  | 'trackId'
+  | 'customerId'
+  | 'amount'
+  | 'currency'
+  | 'method'
+  | 'status'
+  | 'paidAt'
+  | 'reference'
+  | 'source'
+  | 'createdAt'
+  | 'reversedAt'
+>;
+
+/** A payment's summary with its wire names: the start of its API form, and what exports write of it. */
+export function toSummary(row: PaymentSummaryRow): PaymentSummary {
   return {
     id: row.id,
     trackId: row.track_id,
@@ -20,9 +51,20 @@ export function toApi(row: PaymentsTable): Payment {
     paidAt: row.paid_at,
     reference: row.reference,
     source: row.source,
-    metadata: parseMetadata(row.metadata),
     createdAt: row.created_at,
     reversedAt: row.reversed_at,
+  };
+}
+
+export function toApi(row: PaymentsTable): Payment {
+  const allocations = JSON.parse(row.allocations) as PaymentAllocation[];
+  const allocated = allocations.reduce((sum, a) => sum + (a.reversedAt === null ? a.amount : 0), 0);
+  const { createdAt, reversedAt, ...summary } = toSummary(row);
+  return {
+    ...summary,
+    metadata: parseMetadata(row.metadata),
+    createdAt,
+    reversedAt,
     reversalReason: row.reversal_reason,
     allocations,
     unallocatedAmount: row.status === 'recorded' ? row.amount - allocated : 0,

@@ -2,7 +2,7 @@ import type { DbOrTrx } from '../../db/schema.js';
 import { addDays, localDate } from '../../lib/calendar.js';
 import { addExact, toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
-import type { ObligationAllocation } from '../schedules/schedules.table.js';
+import type { ObligationAllocation } from '../schedules/index.js';
 import { type AgeingBucket, ageingBucket, daysOverdue } from './reports.period.js';
 import * as repo from './reports.repository.js';
 import { owedByDueDate } from './rollups.reads.js';

@@ -2,8 +2,7 @@ import { type SqlBool, sql } from 'kysely';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
-import { overdueNowParts } from '../schedules/obligations.overdue.js';
-import { OPEN_OBLIGATION } from '../schedules/schedules.table.js';
+import { OPEN_OBLIGATION, overdueNowParts } from '../schedules/index.js';
 
 /** An instant range, either end open; `to` is excluded. */
 export interface Range {

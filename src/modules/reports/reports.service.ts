@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inSnapshot } from '../../db/unit-of-work.js';
-import { fieldError } from '../../lib/app-error.js';
 import { addDays, LAST_DATE, localDate } from '../../lib/calendar.js';
+import { decodeOffsetCursor, encodeOffsetCursor } from '../../lib/cursor.js';
 import { addExact, toSafeInteger } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { asReport } from './reports.exact.js';
@@ -226,25 +226,10 @@ function collectionsOf(
   };
 }
 
-function offsetOf(cursor: string | undefined): number {
-  if (!cursor) return 0;
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
-      v?: unknown;
-      offset?: unknown;
-    };
-    if (parsed.v === 1 && Number.isSafeInteger(parsed.offset) && (parsed.offset as number) >= 0)
-      return parsed.offset as number;
-  } catch {
-    // the error below
-  }
-  throw fieldError({ cursor: 'is not a cursor returned by this report' });
-}
-
 /** `GET /reports/overdue`. */
 export async function overdue(ctx: AppContext, tenant: Tenant, query: OverdueQuery): Promise<Overdue> {
   const period: Period = periodOf({ ...(query.to ? { to: query.to } : {}) }, tenant.clock.now());
-  const offset = offsetOf(query.cursor);
+  const offset = query.cursor ? decodeOffsetCursor(query.cursor) : 0;
   const limit = query.limit ?? 20;
   const { timeZone, book } = await overdueBookAt(ctx, tenant, period);
   const accounts = query.currency
@@ -262,9 +247,7 @@ export async function overdue(ctx: AppContext, tenant: Tenant, query: OverdueQue
     accounts: {
       items: page,
       has_more: more,
-      next_cursor: more
-        ? Buffer.from(JSON.stringify({ v: 1, offset: offset + limit }), 'utf8').toString('base64url')
-        : null,
+      next_cursor: more ? encodeOffsetCursor(offset + limit) : null,
     },
   };
 }

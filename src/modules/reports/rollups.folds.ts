@@ -3,7 +3,9 @@ import { type DialectName, forUpdateSkipLocked } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import { inTenantGroup, type TenantGroup } from '../../db/scoping.js';
 import { addExact, toSafeInteger } from '../../lib/money.js';
-import { slotOf } from './report-slots.js';
+import { markLedgerEntriesRolledUp } from '../ledger/index.js';
+import { markPaymentsRolled } from '../payments/index.js';
+import { markObligationsRolled } from '../schedules/index.js';
 import {
   LEDGER_UNROLLED,
   ledgerKind,
@@ -11,6 +13,7 @@ import {
   OWED_NOW,
   PAYMENT_UNROLLED,
 } from './rollups.marks.js';
+import { slotOf } from './rollups.slots.js';
 import type { ReportRollupsTable } from './rollups.table.js';
 
 /** The rows one fold takes at most: its ids fit in one statement on both databases. */
@@ -43,8 +46,6 @@ export async function addToRollup(trx: Trx, rollup: Map<string, RollupRow>) {
       .execute();
   }
 }
-
-export const changed = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0n);
 
 /**
  * Ends a fold: every row taken must have been marked (they are locked, so a shortfall means something changed
@@ -81,11 +82,9 @@ export async function foldLedgerEntries(trx: Trx, dialect: DialectName, group: T
       count: 1,
     });
   }
-  const ids = rows.map((r) => r.id);
-  const marked = changed(
-    await sql`update ledger_entries set rolled_up = 1 where rolled_up = 0 and id in (${sql.join(ids)})`.execute(
-      trx,
-    ),
+  const marked = await markLedgerEntriesRolledUp(
+    trx,
+    rows.map((r) => r.id),
   );
   return settle(trx, rollup, marked, rows.length, 'ledger entries');
 }
@@ -117,7 +116,7 @@ export async function foldPayments(trx: Trx, dialect: DialectName, group: Tenant
   ).execute();
   if (rows.length === 0) return 0;
   const rollup = new Map<string, RollupRow>();
-  const byStatus = new Map<string, string[]>();
+  const byStatus = new Map<(typeof rows)[number]['status'], string[]>();
   for (const row of rows) {
     const delta = (row.status === 'recorded' ? 1 : 0) - (row.rolled_status === 'recorded' ? 1 : 0);
     if (delta !== 0) {
@@ -138,11 +137,7 @@ export async function foldPayments(trx: Trx, dialect: DialectName, group: Tenant
   }
   let marked = 0;
   for (const [status, ids] of byStatus) {
-    marked += changed(
-      await sql`update payments set rolled_status = ${status} where status = ${status} and id in (${sql.join(ids)})`.execute(
-        trx,
-      ),
-    );
+    marked += await markPaymentsRolled(trx, status, ids);
   }
   return settle(trx, rollup, marked, rows.length, 'payments');
 }
@@ -185,14 +180,9 @@ export async function foldObligations(trx: Trx, dialect: DialectName, group: Ten
       count: 0,
     });
   }
-  const owed = sql.join(
-    rows.map((r) => sql`when ${r.id} then cast(${toSafeInteger(r.owed)} as bigint)`),
-    sql` `,
-  );
-  const marked = changed(
-    await sql`update obligations set rolled_owed = case id ${owed} end where id in (${sql.join(rows.map((r) => r.id))})`.execute(
-      trx,
-    ),
+  const marked = await markObligationsRolled(
+    trx,
+    rows.map((r) => ({ id: r.id, owed: toSafeInteger(r.owed) })),
   );
   return settle(trx, rollup, marked, rows.length, 'obligations');
 }

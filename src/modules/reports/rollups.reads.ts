@@ -4,7 +4,6 @@ import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
-import { type InstantRange, slotOf, splitRange } from './report-slots.js';
 import {
   LEDGER_ANY,
   LEDGER_UNROLLED,
@@ -13,6 +12,7 @@ import {
   OWED_NOW,
   PAYMENT_UNROLLED,
 } from './rollups.marks.js';
+import { type InstantRange, slotOf, splitRange } from './rollups.slots.js';
 import type { RollupSource } from './rollups.table.js';
 
 /** What a row adds to a currency and kind: a sum and a count (negative when a folded row is taken out). */

@@ -4,8 +4,19 @@ import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, type TenantGroup } from '../../db/scoping.js';
 import { addExact, toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
-import { addTo, addToRollup, changed, type RollupRow } from './rollups.folds.js';
+import { markCustomersRolled } from '../customers/index.js';
+import { markTracksRolled } from '../tracks/index.js';
+import { addTo, addToRollup, type RollupRow } from './rollups.folds.js';
 import { STATUS_SOURCES, type StatusSource, statusUnrolled } from './rollups.marks.js';
+
+/** Whose rows each source counts: their module marks them counted. */
+const MARK_COUNTED: Record<
+  StatusSource,
+  (trx: Trx, status: string, rolledStatus: string, ids: readonly string[]) => Promise<number>
+> = {
+  plans: markTracksRolled,
+  customers: markCustomersRolled,
+};
 
 /**
  * Counts up to `limit` plans or customers whose status changed since they were last counted (or never were) into
@@ -43,11 +54,7 @@ export async function foldStatuses(
   }
   const rollup = new Map<string, RollupRow>();
   for (const { row, ids } of changes.values()) {
-    const marked = changed(
-      await sql`update ${sql.table(table)} set rolled_status = ${row.status} where status = ${row.status} and rolled_status = ${row.rolled_status} and id in (${sql.join(ids)})`.execute(
-        trx,
-      ),
-    );
+    const marked = await MARK_COUNTED[source](trx, row.status, row.rolled_status, ids);
     const tally = {
       workspace_id: row.workspace_id,
       mode: row.mode,

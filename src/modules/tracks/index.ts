@@ -1,5 +1,6 @@
 // The tracks module's public face.
-// biome-ignore-all assist/source/organizeImports: one export per line, so additions from several branches merge
+// biome-ignore-all assist/source/organizeImports: one export per line
 export { customerOfTrack } from './tracks.customer-of.js';
 export { findById as findTrack } from './tracks.repository.js';
+export { markTracksRolled } from './tracks.rollup-marks.js';
 export type { TracksTable } from './tracks.table.js';

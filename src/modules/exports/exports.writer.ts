@@ -6,11 +6,12 @@ import type { JobContext, RunningJob } from '../../jobs/job.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
+import { toApi } from './exports.mapper.js';
 import * as repo from './exports.repository.js';
-import { linkKey, storageKeyOf, toApi } from './exports.service.js';
+import { linkKey } from './exports.secret.js';
 import { linkExpiry } from './exports.signing.js';
 import { type ExportRow, type RowSource, rowSource } from './exports.sources.js';
-import { exportStorage, StorageError, type StoredUpload } from './exports.storage.js';
+import { exportStorage, StorageError, type StoredUpload, storageKeyOf } from './exports.storage.js';
 import type { ExportFormat, ReportExportsTable } from './exports.table.js';
 
 const MAX_ERROR_CHARS = 500;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Config } from '../../config.js';
+import type { ExportFormat, ReportExportsTable } from './exports.table.js';
 
 /** A file being written: nothing is visible under its key until `commit`; `abort` leaves nothing behind. */
 export interface StoredUpload {
@@ -32,6 +33,18 @@ export class StorageError extends Error {
     super(`The export file could not be ${action} (${what}).`, { cause });
     this.name = 'StorageError';
   }
+}
+
+/** The file's extension and content type for each format. */
+export const FILE_TYPES: Record<ExportFormat, { ext: string; contentType: string }> = {
+  csv: { ext: 'csv', contentType: 'text/csv; charset=utf-8' },
+  json: { ext: 'json', contentType: 'application/json; charset=utf-8' },
+  jsonl: { ext: 'jsonl', contentType: 'application/x-ndjson; charset=utf-8' },
+};
+
+/** Where an export's file goes in the storage. */
+export function storageKeyOf(row: Pick<ReportExportsTable, 'id' | 'workspace_id' | 'format'>): string {
+  return `exports/${row.workspace_id}/${row.id}.${FILE_TYPES[row.format].ext}`;
 }
 
 const KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.[a-z]+$/;

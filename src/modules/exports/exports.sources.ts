@@ -1,11 +1,18 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
-import { inTenant } from '../../db/scoping.js';
 import { toMajorUnits } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
+import { toApi as ledgerEntryToApi } from '../ledger/ledger.mapper.js';
+import { toSummary as paymentSummary } from '../payments/payments.mapper.js';
+import { customersByIds, plansByIds, reportRows } from '../reports/index.js';
+import {
+  type ExportRange,
+  ledgerEntriesAfter,
+  ledgerEntryCount,
+  paymentCount,
+  paymentsAfter,
+} from './exports.repository.js';
 import type { ExportReport } from './exports.table.js';
-import { customersByIds, plansByIds } from './reports.repository.js';
-import { reportRows } from './reports.rows.js';
 
 /**
  * One line of an export: money as integers of minor units beside its currency (payments and the ledger add the
@@ -23,11 +30,6 @@ export interface RowSource {
   columns: readonly string[] | null;
   /** The rows in order, a batch at a time, never all at once. */
   batches(): AsyncIterable<readonly ExportRow[]>;
-}
-
-export interface ExportRange {
-  from: string | null;
-  to: string | null;
 }
 
 const PAYMENT_COLUMNS = [
@@ -62,20 +64,6 @@ const LEDGER_COLUMNS = [
   'currency',
   'occurredAt',
 ] as const;
-
-function paymentsQuery(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
-  let q = db.selectFrom('payments').where(inTenant(tenant));
-  if (range.from) q = q.where('paid_at', '>=', range.from);
-  if (range.to) q = q.where('paid_at', '<', range.to);
-  return q;
-}
-
-function ledgerQuery(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
-  let q = db.selectFrom('ledger_entries').where(inTenant(tenant));
-  if (range.from) q = q.where('occurred_at', '>=', range.from);
-  if (range.to) q = q.where('occurred_at', '<', range.to);
-  return q;
-}
 
 /** Plan titles or customer names seen so far, by id: at most `max`, the oldest forgotten first. */
 class NameCache {
@@ -123,9 +111,9 @@ class Names {
   ) {}
 
   /** Looks up, in one query each, the plans and customers of `rows` not seen before. */
-  async load(rows: readonly { track_id: string | null; customer_id: string | null }[]): Promise<void> {
-    const trackIds = this.plans.unseen(rows.map((row) => row.track_id));
-    const customerIds = this.customers.unseen(rows.map((row) => row.customer_id));
+  async load(rows: readonly { trackId: string | null; customerId: string | null }[]): Promise<void> {
+    const trackIds = this.plans.unseen(rows.map((row) => row.trackId));
+    const customerIds = this.customers.unseen(rows.map((row) => row.customerId));
     if (trackIds.length > 0) {
       const found = await plansByIds(this.db, this.tenant, trackIds);
       this.plans.keep(trackIds, new Map(found.map((plan) => [plan.id, plan.title])));
@@ -147,14 +135,19 @@ class Names {
 
 /**
  * Rows in id order, a batch of `EXPORT_BATCH` at a time: `fetch` gets the last id of the previous batch (null at
- * first) and returns the next batch, so the whole result never sits in memory. The plan titles and customer names
- * a batch needs that were not seen before are read in one lookup each.
+ * first) and returns the next batch, so the whole result never sits in memory. Each row is put in its wire form by
+ * its module's mapper (`toApi`, as the API shows it), then written as the export's row. The plan titles and
+ * customer names a batch needs that were not seen before are read in one lookup each.
  */
-async function* keysetBatches<R extends { id: string; track_id: string | null; customer_id: string | null }>(
+async function* keysetBatches<
+  R extends { id: string },
+  W extends { trackId: string | null; customerId: string | null },
+>(
   db: DbOrTrx,
   tenant: TenantRef,
   fetch: (after: string | null) => Promise<R[]>,
-  toRow: (row: R, names: Names) => ExportRow,
+  toApi: (row: R) => W,
+  toRow: (item: W, names: Names) => ExportRow,
 ): AsyncIterable<readonly ExportRow[]> {
   let after: string | null = null;
   const names = new Names(db, tenant);
@@ -162,57 +155,40 @@ async function* keysetBatches<R extends { id: string; track_id: string | null; c
     const rows = await fetch(after);
     if (rows.length === 0) return;
     after = rows[rows.length - 1]?.id ?? null;
-    await names.load(rows);
-    yield rows.map((row) => toRow(row, names));
+    const items = rows.map(toApi);
+    await names.load(items);
+    yield items.map((item) => toRow(item, names));
     if (rows.length < EXPORT_BATCH) return;
   }
 }
 
 /** Every payment with `paidAt` in [from, to), reversed ones too (see `status`, `reversedAt`), in id order. */
 async function paymentsSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange): Promise<RowSource> {
-  const counted = await paymentsQuery(db, tenant, range)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
   return {
-    total: Number(counted.n),
+    total: await paymentCount(db, tenant, range),
     columns: PAYMENT_COLUMNS,
     batches: () =>
       keysetBatches(
         db,
         tenant,
-        (after) => {
-          const q = paymentsQuery(db, tenant, range).select([
-            'id',
-            'track_id',
-            'customer_id',
-            'amount',
-            'currency',
-            'method',
-            'status',
-            'paid_at',
-            'reference',
-            'source',
-            'created_at',
-            'reversed_at',
-          ]);
-          return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(EXPORT_BATCH).execute();
-        },
-        (row, names): ExportRow => ({
-          id: row.id,
-          trackId: row.track_id,
-          planTitle: names.planTitle(row.track_id),
-          customerId: row.customer_id,
-          customerName: names.customerName(row.customer_id),
-          amount: row.amount,
-          amountDecimal: toMajorUnits(row.amount, row.currency),
-          currency: row.currency,
-          method: row.method,
-          status: row.status,
-          paidAt: row.paid_at,
-          reference: row.reference,
-          source: row.source,
-          createdAt: row.created_at,
-          reversedAt: row.reversed_at,
+        (after) => paymentsAfter(db, tenant, range, after, EXPORT_BATCH),
+        paymentSummary,
+        (payment, names): ExportRow => ({
+          id: payment.id,
+          trackId: payment.trackId,
+          planTitle: names.planTitle(payment.trackId),
+          customerId: payment.customerId,
+          customerName: names.customerName(payment.customerId),
+          amount: payment.amount,
+          amountDecimal: toMajorUnits(payment.amount, payment.currency),
+          currency: payment.currency,
+          method: payment.method,
+          status: payment.status,
+          paidAt: payment.paidAt,
+          reference: payment.reference,
+          source: payment.source,
+          createdAt: payment.createdAt,
+          reversedAt: payment.reversedAt,
         }),
       ),
   };
@@ -220,43 +196,29 @@ async function paymentsSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange
 
 /** Every ledger entry with `occurredAt` in [from, to), in id order. */
 async function ledgerSource(db: DbOrTrx, tenant: TenantRef, range: ExportRange): Promise<RowSource> {
-  const counted = await ledgerQuery(db, tenant, range)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
   return {
-    total: Number(counted.n),
+    total: await ledgerEntryCount(db, tenant, range),
     columns: LEDGER_COLUMNS,
     batches: () =>
       keysetBatches(
         db,
         tenant,
-        (after) => {
-          const q = ledgerQuery(db, tenant, range).select([
-            'id',
-            'type',
-            'track_id',
-            'customer_id',
-            'amount',
-            'balance_after',
-            'currency',
-            'occurred_at',
-          ]);
-          return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(EXPORT_BATCH).execute();
-        },
-        (row, names): ExportRow => ({
-          id: row.id,
-          type: row.type,
-          trackId: row.track_id,
-          planTitle: names.planTitle(row.track_id),
-          customerId: row.customer_id,
-          customerName: names.customerName(row.customer_id),
-          amount: row.amount,
-          amountDecimal: toMajorUnits(row.amount, row.currency),
-          balanceAfter: row.balance_after,
+        (after) => ledgerEntriesAfter(db, tenant, range, after, EXPORT_BATCH),
+        ledgerEntryToApi,
+        (entry, names): ExportRow => ({
+          id: entry.id,
+          type: entry.type,
+          trackId: entry.trackId,
+          planTitle: names.planTitle(entry.trackId),
+          customerId: entry.customerId,
+          customerName: names.customerName(entry.customerId),
+          amount: entry.amount,
+          amountDecimal: toMajorUnits(entry.amount, entry.currency),
+          balanceAfter: entry.balanceAfter,
           balanceAfterDecimal:
-            row.balance_after === null ? null : toMajorUnits(row.balance_after, row.currency),
-          currency: row.currency,
-          occurredAt: row.occurred_at,
+            entry.balanceAfter === null ? null : toMajorUnits(entry.balanceAfter, entry.currency),
+          currency: entry.currency,
+          occurredAt: entry.occurredAt,
         }),
       ),
   };

@@ -41,3 +41,13 @@ export function signingSecret(ctx: AppContext): Promise<string> {
   }
   return secret;
 }
+
+/** What signs the download links an export shows. */
+export interface LinkKey {
+  publicUrl: string;
+  secret: string;
+}
+
+export async function linkKey(ctx: AppContext): Promise<LinkKey> {
+  return { publicUrl: ctx.config.publicUrl, secret: await signingSecret(ctx) };
+}

@@ -1,6 +1,8 @@
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, type TenantGroup } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
+import { LEDGER_ENTRY_COLUMNS } from '../ledger/ledger.mapper.js';
+import { PAYMENT_SUMMARY_COLUMNS } from '../payments/payments.mapper.js';
 import type { ExportStatus, ReportExportsTable } from './exports.table.js';
 
 export function insert(db: DbOrTrx, row: ReportExportsTable) {
@@ -80,4 +82,66 @@ export async function markFileRemoved(db: DbOrTrx, id: string, now: string): Pro
     .where('file_removed_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** An export's range of instants, either end open; `to` is excluded. */
+export interface ExportRange {
+  from: string | null;
+  to: string | null;
+}
+
+// Exports read payments and ledger entries (never write them), with the columns their modules' mappers take.
+
+function paymentsIn(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
+  let q = db.selectFrom('payments').where(inTenant(tenant));
+  if (range.from) q = q.where('paid_at', '>=', range.from);
+  if (range.to) q = q.where('paid_at', '<', range.to);
+  return q;
+}
+
+function ledgerEntriesIn(db: DbOrTrx, tenant: TenantRef, range: ExportRange) {
+  let q = db.selectFrom('ledger_entries').where(inTenant(tenant));
+  if (range.from) q = q.where('occurred_at', '>=', range.from);
+  if (range.to) q = q.where('occurred_at', '<', range.to);
+  return q;
+}
+
+/** How many payments have `paid_at` in the range. */
+export async function paymentCount(db: DbOrTrx, tenant: TenantRef, range: ExportRange): Promise<number> {
+  const counted = await paymentsIn(db, tenant, range)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(counted.n);
+}
+
+/** The next `limit` payments in the range in id order, after the id `after` (from the first when null). */
+export function paymentsAfter(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  range: ExportRange,
+  after: string | null,
+  limit: number,
+) {
+  const q = paymentsIn(db, tenant, range).select(PAYMENT_SUMMARY_COLUMNS);
+  return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(limit).execute();
+}
+
+/** How many ledger entries have `occurred_at` in the range. */
+export async function ledgerEntryCount(db: DbOrTrx, tenant: TenantRef, range: ExportRange): Promise<number> {
+  const counted = await ledgerEntriesIn(db, tenant, range)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(counted.n);
+}
+
+/** The next `limit` ledger entries in the range in id order, after the id `after` (from the first when null). */
+export function ledgerEntriesAfter(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  range: ExportRange,
+  after: string | null,
+  limit: number,
+) {
+  const q = ledgerEntriesIn(db, tenant, range).select(LEDGER_ENTRY_COLUMNS);
+  return (after === null ? q : q.where('id', '>', after)).orderBy('id').limit(limit).execute();
 }

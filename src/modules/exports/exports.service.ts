@@ -8,58 +8,13 @@ import { newId } from '../../lib/ids.js';
 import { toInstant } from '../../lib/instant.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { writeExportJob } from './exports.job.js';
+import { toApi } from './exports.mapper.js';
 import * as repo from './exports.repository.js';
 import type { ExportDownloadQuery, ReportExport, ReportExportCreate } from './exports.schemas.js';
-import { signingSecret } from './exports.secret.js';
-import { downloadUrl, isExpired, signedExpiry } from './exports.signing.js';
-import { exportStorage } from './exports.storage.js';
-import type { ExportFormat, ReportExportsTable } from './exports.table.js';
-
-/** What signs the download links an export shows. */
-export interface LinkKey {
-  publicUrl: string;
-  secret: string;
-}
-
-export async function linkKey(ctx: AppContext): Promise<LinkKey> {
-  return { publicUrl: ctx.config.publicUrl, secret: await signingSecret(ctx) };
-}
-
-/** The file's extension and content type for each format. */
-export const FILE_TYPES: Record<ExportFormat, { ext: string; contentType: string }> = {
-  csv: { ext: 'csv', contentType: 'text/csv; charset=utf-8' },
-  json: { ext: 'json', contentType: 'application/json; charset=utf-8' },
-  jsonl: { ext: 'jsonl', contentType: 'application/x-ndjson; charset=utf-8' },
-};
-
-/** Where an export's file goes in the storage. */
-export function storageKeyOf(row: Pick<ReportExportsTable, 'id' | 'workspace_id' | 'format'>): string {
-  return `exports/${row.workspace_id}/${row.id}.${FILE_TYPES[row.format].ext}`;
-}
-
-/** Whether the file of a done export can still be downloaded (its clean-up has not removed it). */
-function downloadable(row: ReportExportsTable): row is ReportExportsTable & { expires_at: string } {
-  return row.status === 'done' && row.expires_at !== null && row.file_removed_at === null;
-}
-
-export function toApi(row: ReportExportsTable, key: LinkKey): ReportExport {
-  return {
-    id: row.id,
-    report: row.report,
-    format: row.format,
-    from: row.range_from,
-    to: row.range_to,
-    status: row.status,
-    progress: { rows: row.rows_written, total: row.rows_total },
-    downloadUrl: downloadable(row)
-      ? downloadUrl(key.publicUrl, key.secret, row.id, Date.parse(row.expires_at) / 1000)
-      : null,
-    expiresAt: row.expires_at,
-    error: row.error,
-    createdAt: row.created_at,
-    completedAt: row.completed_at,
-  };
-}
+import { linkKey, signingSecret } from './exports.secret.js';
+import { isExpired, signedExpiry } from './exports.signing.js';
+import { exportStorage, FILE_TYPES } from './exports.storage.js';
+import type { ReportExportsTable } from './exports.table.js';
 
 /** `POST /reports/export`: the export row and the job that writes its file, in one transaction. */
 export async function createExport(

@@ -1,4 +1,5 @@
 import type { EventPayloads } from '../../outbox/catalog.js';
+import type { ModuleManifest } from '../manifest.js';
 import { writeExportJob } from './exports.job.js';
 import { exportsRoutes } from './exports.routes.js';
 import { ReportExport } from './exports.schemas.js';
@@ -12,8 +13,9 @@ declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 
-/** The exports' part of the reports module: merged into its manifest (routes registered beside the reports'). */
-export const exportsParts = {
+/** Files of reports, payments and ledger entries, written by the worker and downloaded through signed links. */
+export const exportsModule: ModuleManifest = {
+  name: 'exports',
   routes: exportsRoutes,
   jobs: [writeExportJob],
   sweeps: [cleanExportsSweep],

@@ -1,0 +1,3 @@
+// The customers module's public face.
+
+export { markCustomersRolled } from './customers.rollup-marks.js';

@@ -1,0 +1,3 @@
+// The payments module's public face.
+
+export { markPaymentsRolled } from './payments.rollup-marks.js';
