@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { dateInWords, quietHoursEnd } from '../../src/lib/calendar.js';
-import { latestDueStage, stageStart } from '../../src/modules/reminders/reminders.stages.js';
 import { renderReminder } from '../../src/modules/reminders/reminders.templates.js';
+import { latestDueStage, stageStart } from '../../src/modules/schedules/obligations.remind-stages.js';
 
 const ZONES = [
   'Africa/Lagos',

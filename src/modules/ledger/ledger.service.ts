@@ -4,7 +4,6 @@ import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { instantRange } from '../../lib/instant.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
-import { getCustomerRow } from '../customers/customers.service.js';
 import { toApi } from './ledger.mapper.js';
 import * as repo from './ledger.repository.js';
 import type { LedgerEntry, LedgerListQuery } from './ledger.schemas.js';
@@ -76,14 +75,4 @@ export async function listLedger(
     (limit, afterId) => repo.list(ctx.db, tenant, scope, { ...query, ...range, limit }, afterId),
     toApi,
   );
-}
-
-export async function listCustomerLedger(
-  ctx: AppContext,
-  tenant: TenantRef,
-  customerId: string,
-  query: LedgerListQuery,
-) {
-  await getCustomerRow(ctx.db, tenant, customerId);
-  return listLedger(ctx, tenant, query, { customerId });
 }

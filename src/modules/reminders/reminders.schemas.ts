@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { PaginationQuery } from '../../http/envelope.js';
+import { REMINDER_STAGES } from '../schedules/index.js';
 import { Instant, Nullable } from '../shared.schemas.js';
-import { REMINDER_STAGES } from './reminders.stages.js';
 import { CANCEL_REASONS, REMINDER_CHANNELS, REMINDER_STATUSES, SKIP_REASONS } from './reminders.table.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });

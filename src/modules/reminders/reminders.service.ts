@@ -9,6 +9,7 @@ import { toInstant } from '../../lib/instant.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { Channel } from '../../ports/messages.js';
 import { type CustomersTable, getCustomerRow } from '../customers/customers.service.js';
+import type { ReminderStage } from '../schedules/index.js';
 import { findObligation } from '../schedules/index.js';
 import { findTrack } from '../tracks/index.js';
 import { factsOf, loadSubject } from './reminders.facts.js';
@@ -24,7 +25,6 @@ import type {
   ReminderSend,
   ReminderSendAccepted,
 } from './reminders.schemas.js';
-import type { ReminderStage } from './reminders.stages.js';
 import type { RemindersTable } from './reminders.table.js';
 import { renderReminder } from './reminders.templates.js';
 

@@ -10,16 +10,18 @@ import { payerOfSchedule } from '../mandates/index.js';
 import {
   findObligation,
   findScheduleRow,
+  latestDueStage,
   moveRemindStage,
   nextToRemind,
   obligationsToRemind,
+  REMINDER_STAGES,
+  stageStart,
 } from '../schedules/index.js';
 import { customerOfTrack } from '../tracks/index.js';
 import { deliverReminder } from './reminders.delivery.js';
 import { loadSubject, skipReasonOf } from './reminders.facts.js';
 import * as repo from './reminders.repository.js';
 import { defaultChannel, recipientOf, reminderRow } from './reminders.service.js';
-import { latestDueStage, REMINDER_STAGES, stageStart } from './reminders.stages.js';
 
 const BATCH = 200;
 

@@ -1,6 +1,6 @@
 import type { Mode } from '../../lib/tenant.js';
 import type { Channel } from '../../ports/messages.js';
-import type { ReminderStage } from './reminders.stages.js';
+import type { ReminderStage } from '../schedules/index.js';
 
 export const REMINDER_CHANNELS = ['email', 'sms', 'whatsapp'] as const satisfies readonly Channel[];
 export const REMINDER_STATUSES = ['queued', 'sent', 'failed', 'cancelled', 'skipped'] as const;

@@ -1,5 +1,5 @@
 import type { Channel } from '../../ports/messages.js';
-import type { ReminderStage } from './reminders.stages.js';
+import type { ReminderStage } from '../schedules/index.js';
 
 /** What a reminder's template needs, already in the form people read. */
 export interface ReminderFacts {

@@ -11,8 +11,8 @@ import {
 import { newId } from '../../lib/ids.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { appendEntries } from '../ledger/ledger.service.js';
-import { stageStart } from '../reminders/reminders.stages.js';
 import type { TracksTable } from '../tracks/tracks.mapper.js';
+import { stageStart } from './obligations.remind-stages.js';
 import * as obligations from './obligations.repository.js';
 import { uncoveredOf } from './schedules.coverage.js';
 import * as repo from './schedules.repository.js';

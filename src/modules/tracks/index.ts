@@ -1,5 +1,4 @@
 // The tracks module's public face.
-// biome-ignore-all assist/source/organizeImports: one export per line
 export { customerOfTrack } from './tracks.customer-of.js';
 export { findById as findTrack } from './tracks.repository.js';
 export { markTracksRolled } from './tracks.rollup-marks.js';
