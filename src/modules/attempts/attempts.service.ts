@@ -6,13 +6,7 @@ import { notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
-import {
-  claimCollection,
-  type Destination,
-  moneyOfNotification,
-  receiveProviderMoney,
-  saveCheckout,
-} from '../../money/index.js';
+import { type Destination, moneyOfNotification, receiveProviderMoney } from '../../money/index.js';
 import { recordEvent } from '../../outbox/outbox.js';
 import type { ChargeResult } from '../../ports/payment-providers.js';
 import type { InboundNotification } from '../../ports/provider-notifications.js';
@@ -21,6 +15,7 @@ import { findMandate, mandateForCollection } from '../mandates/mandates.service.
 import type { Payment } from '../payments/payments.schemas.js';
 import { checkoutLinkFor } from '../providers/checkout.service.js';
 import { type Handled, handledOf, isApproved } from '../providers/providers.service.js';
+import { claimCollection, saveCheckout } from '../schedules/index.js';
 import { findObligation } from '../schedules/obligations.service.js';
 import { findScheduleRow, OPEN_OBLIGATION } from '../schedules/schedules.service.js';
 import { findTrack } from '../tracks/tracks.service.js';

@@ -5,10 +5,11 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { localDate } from '../../lib/calendar.js';
 import { toInstant } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { lockOpenCheckout, receiveForCheckout } from '../../money/index.js';
+import { receiveForCheckout } from '../../money/index.js';
 import type { Ports } from '../../ports/ports.js';
 import type { InboundNotification } from '../../ports/provider-notifications.js';
 import { getCustomerRow } from '../customers/customers.service.js';
+import { lockOpenCheckout } from '../schedules/index.js';
 import {
   countAskedOfSchedule,
   findObligationByCheckout,

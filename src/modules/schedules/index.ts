@@ -1,4 +1,5 @@
 // The schedules module's public face.
+export { claimCollection, lockOpenCheckout, saveCheckout } from './obligations.collection.js';
 export { overdueNowParts } from './obligations.overdue.js';
 export {
   latestDueStage,
