@@ -13,6 +13,8 @@ export const FAILURE_CODES = [
   'provider_unavailable',
   'timeout',
   'declined',
+  /** The payer must act (3-D Secure, a bank's confirmation): not retried; a reminder with a pay link goes instead. */
+  'authentication_required',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
