@@ -144,6 +144,8 @@ export type ProviderEvent =
       reference: string | null;
       authorization: Extract<AuthorizationState, { status: 'active' }>;
     })
+  /** The event says an authorization moved but not all we keep: the app asks `checkAuthorization(providerReference)`. */
+  | (EventBase & { kind: 'mandate.check'; reference: string | null; providerReference: string })
   | (EventBase & { kind: 'mandate.failed'; reference: string | null; reason: string })
   | (EventBase & {
       kind: 'refund.pending' | 'refund.succeeded' | 'refund.failed';
@@ -181,6 +183,17 @@ export class ProviderCallError extends Error {
     this.name = 'ProviderCallError';
   }
 }
+
+export interface AdapterOptions {
+  /** How long one provider call may take before it counts as a timeout (default 15 s). */
+  timeoutMs?: number;
+}
+
+/** Each adapter module exports a factory of this shape. */
+export type AdapterFactory = (
+  credentials: ProviderCredentials,
+  options?: AdapterOptions,
+) => LiveProviderAdapter;
 
 export interface LiveProviderAdapter {
   readonly name: 'paystack' | 'stripe';
