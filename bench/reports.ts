@@ -202,6 +202,11 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
         unapplied_reason: null,
         split_from: null,
         split_into: null,
+        provider: null,
+        provider_reference: null,
+        refund_status: null,
+        refund_provider_reference: null,
+        refund_failure_reason: null,
       });
       rows.ledger.push({
         id: newId('ledgerEntry', new Date(paidAt)),

@@ -5,6 +5,7 @@ import type { Db } from './db/schema.js';
 import { idempotencyExpirySweep } from './http/idempotency.sweep.js';
 import { sweepJob } from './jobs/sweeps.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { secretBox } from './lib/secret-box.js';
 import { createMetrics } from './metrics.js';
 import { KeyCache } from './modules/api-keys/index.js';
 import { modules } from './modules/index.js';
@@ -37,5 +38,6 @@ export function createContext(options: ContextOptions): AppContext {
     registry,
     metrics: createMetrics(),
     keys: new KeyCache(clock),
+    secrets: secretBox(options.config.secretKeys),
   };
 }

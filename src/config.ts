@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isTimeZone } from './lib/calendar.js';
 import { isCurrency } from './lib/money.js';
 import { isCountry } from './lib/phone.js';
+import { parseSecretKey } from './lib/secret-box.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -62,6 +63,15 @@ export interface Config {
    * False: none; the connection's address is the client's.
    */
   trustProxy: false | number | string[];
+  /**
+   * PAYTRACK_SECRET_KEY (32 bytes, base64) first, then PAYTRACK_SECRET_KEY_PREVIOUS while a rotation seals stored
+   * secrets again: provider credentials are encrypted at rest under it. Empty when unset.
+   */
+  secretKeys: readonly Buffer[];
+  /** Paystack's API root (PAYSTACK_API_URL), without a trailing slash. */
+  paystackApiUrl: string;
+  /** Stripe's API root (STRIPE_API_URL), without a trailing slash. */
+  stripeApiUrl: string;
   /** From PAYTRACK_NAME, PAYTRACK_CURRENCY, PAYTRACK_TIMEZONE and PAYTRACK_COUNTRY; read on the first start only. */
   firstWorkspace: Readonly<FirstWorkspace>;
 }
@@ -194,6 +204,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     problems.push('MESSAGE_PROVIDER_URL must be an http:// or https:// URL');
   }
 
+  const secretKeys: Buffer[] = [];
+  for (const name of ['PAYTRACK_SECRET_KEY', 'PAYTRACK_SECRET_KEY_PREVIOUS'] as const) {
+    const raw = env[name];
+    if (!raw) continue;
+    const key = parseSecretKey(raw);
+    if (key) secretKeys.push(key);
+    else problems.push(`${name} must be 32 random bytes in base64 (make one with: openssl rand -base64 32)`);
+  }
+  if (env.PAYTRACK_SECRET_KEY_PREVIOUS && !env.PAYTRACK_SECRET_KEY) {
+    problems.push('PAYTRACK_SECRET_KEY_PREVIOUS is only read beside a new PAYTRACK_SECRET_KEY');
+  }
+  const providerUrl = (name: string, fallback: string) => {
+    const url = (env[name] || fallback).replace(/\/+$/, '');
+    if (!isHttpUrl(url)) problems.push(`${name} must be an http:// or https:// URL`);
+    return url;
+  };
+
   const config: Config = {
     port,
     host: env.HOST || '0.0.0.0',
@@ -221,6 +248,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       DEFAULT_TEST_CLOCK_ADVANCE_BUDGET,
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     firstWorkspace: parseFirstWorkspace(env, problems),
+    secretKeys,
+    paystackApiUrl: providerUrl('PAYSTACK_API_URL', 'https://api.paystack.co'),
+    stripeApiUrl: providerUrl('STRIPE_API_URL', 'https://api.stripe.com'),
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { DialectName } from './db/dialect.js';
 import type { Db, Trx } from './db/schema.js';
 import type { Clock } from './lib/clock.js';
+import type { SecretBox } from './lib/secret-box.js';
 import type { Metrics } from './metrics.js';
 import type { KeyCache, KeyWithWorkspace } from './modules/api-keys/index.js';
 import type { EventSchemas } from './outbox/catalog.js';
@@ -39,6 +40,8 @@ export interface AppContext {
   metrics: Metrics;
   /** API keys as read a moment ago (`KEY_FRESH_MS`), so a request does not read its key every time. */
   keys: KeyCache<KeyWithWorkspace>;
+  /** Seals and opens secrets kept at rest (provider keys) under PAYTRACK_SECRET_KEY. */
+  secrets: SecretBox;
 }
 
 export interface JobContext extends AppContext {

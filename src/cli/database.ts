@@ -5,6 +5,8 @@ import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase, sqlitePath } from '../db/database.js';
 import { hasMigrated, migrateToLatest } from '../db/migrate.js';
+import { SecretKeyError } from '../lib/secret-box.js';
+import { checkSealedSecrets } from '../modules/providers/providers.service.js';
 import { CommandError } from './io.js';
 
 export interface OpenedDatabase {
@@ -21,6 +23,11 @@ export interface OpenOptions {
    */
   create: boolean;
   poolSize?: number;
+  /**
+   * Opens a stored provider key first, so that a process about to use them (`serve`, `worker`, `provider set`)
+   * refuses to start without PAYTRACK_SECRET_KEY, or with another key, instead of failing at the first charge.
+   */
+  checkSecrets?: boolean;
 }
 
 /** Where the configured database is. */
@@ -48,10 +55,12 @@ export async function openMigrated(config: Readonly<Config>, options: OpenOption
     if (!options.create && !(await hasMigrated(handle.db, handle.dialect))) throw noDatabase(config);
     const applied = await migrateToLatest(handle.db, handle.dialect);
     const ctx: AppContext = createContext({ config, db: handle.db, dialect: handle.dialect });
+    if (options.checkSecrets) await checkSealedSecrets(handle.db, ctx.secrets);
     return { handle, ctx, applied };
   } catch (error) {
     await handle.close().catch(() => undefined);
     if (error instanceof CommandError) throw error;
+    if (error instanceof SecretKeyError) throw new CommandError(error.message);
     const message = error instanceof Error ? error.message : String(error);
     throw new CommandError(`cannot open ${describeDatabase(config)}: ${message}`);
   }
@@ -64,9 +73,9 @@ export async function openMigrated(config: Readonly<Config>, options: OpenOption
 export async function withDatabase<T>(
   config: Readonly<Config>,
   work: (opened: OpenedDatabase) => Promise<T>,
-  options: { create: boolean } = { create: false },
+  options: { create: boolean; checkSecrets?: boolean } = { create: false },
 ) {
-  const opened = await openMigrated(config, { create: options.create, poolSize: 2 });
+  const opened = await openMigrated(config, { ...options, poolSize: 2 });
   try {
     return await work(opened);
   } catch (error) {

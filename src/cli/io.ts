@@ -9,6 +9,8 @@ export interface CliIo {
   stderr: Output;
   /** `serve` and `worker` run until this aborts; without it they stop on SIGINT or SIGTERM. */
   signal?: AbortSignal;
+  /** Where `-` reads a secret from; process.stdin when unset. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /** The command line was wrong: exit status 2 and a pointer to `--help`. */

@@ -6,6 +6,7 @@ import { keyCreateCommand } from './key-create.js';
 import { keyListCommand } from './key-list.js';
 import { keyRevokeCommand } from './key-revoke.js';
 import { migrateCommand } from './migrate.js';
+import { providerListCommand } from './provider-list.js';
 import { providerSetCommand } from './provider-set.js';
 import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
@@ -26,6 +27,7 @@ const COMMANDS: readonly Command[] = [
   keyListCommand,
   keyRevokeCommand,
   providerSetCommand,
+  providerListCommand,
   jobsCommand,
 ];
 

@@ -76,7 +76,7 @@ beside it.`,
     const config = loadConfig(io.env);
     const first = firstWorkspace(config, flags);
     const shutdown = untilShutdown(io.signal);
-    const { handle, applied } = await openMigrated(config, { create: true });
+    const { handle, applied } = await openMigrated(config, { create: true, checkSecrets: true });
     let app: FastifyInstance | undefined;
     let worker: EmbeddedWorker | undefined;
     try {

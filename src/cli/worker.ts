@@ -21,7 +21,7 @@ against one PostgreSQL database; each job runs once. Serves no HTTP.`,
     parseArgs({ args, options: {}, strict: true, allowPositionals: false });
     const config = loadConfig(io.env);
     const shutdown = untilShutdown(io.signal);
-    const { handle, ctx, applied } = await openMigrated(config, { create: false });
+    const { handle, ctx, applied } = await openMigrated(config, { create: false, checkSecrets: true });
     // Fastify's own logger, so worker lines look like the server's.
     const logHost = Fastify({ logger: { level: config.logLevel } });
     const worker = new Worker(ctx, logHost.log);

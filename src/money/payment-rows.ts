@@ -23,6 +23,9 @@ export interface PaymentFacts {
   splitFrom?: string | null;
   /** Its id, when the caller had to know it first (a split names its parts). */
   id?: string;
+  /** The provider that took the money, and its reference of it (what a refund names). */
+  provider?: string | null;
+  providerReference?: string | null;
 }
 
 /** A new payment's row: recorded, with its facts and where the money was placed. */
@@ -60,5 +63,10 @@ export function paymentRow(
     unapplied_reason: placed.unappliedReason,
     split_from: facts.splitFrom ?? null,
     split_into: null,
+    provider: facts.provider ?? null,
+    provider_reference: facts.providerReference ?? null,
+    refund_status: null,
+    refund_provider_reference: null,
+    refund_failure_reason: null,
   };
 }

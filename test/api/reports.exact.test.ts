@@ -149,6 +149,11 @@ describe('report figures are exact up to 2^53 - 1 and a clear error past it, nev
         unapplied_reason: null,
         split_from: null,
         split_into: null,
+        provider: null,
+        provider_reference: null,
+        refund_status: null,
+        refund_provider_reference: null,
+        refund_failure_reason: null,
       };
     };
     await t.ctx.db.transaction().execute(async (trx) => {

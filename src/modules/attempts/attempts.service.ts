@@ -79,6 +79,7 @@ async function schedule(
     blocked_reason: null,
     payment_id: null,
     provider_reference: null,
+    provider_failure_code: null,
     created_at: created.toISOString(),
     updated_at: created.toISOString(),
   };

@@ -41,6 +41,8 @@ export interface AttemptsTable {
   blocked_reason: BlockedReason | null;
   payment_id: string | null;
   provider_reference: string | null;
+  /** The provider's own decline or error code, beside the normalised `failure_code`. */
+  provider_failure_code: string | null;
   created_at: string;
   updated_at: string;
 }

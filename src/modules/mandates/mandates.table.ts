@@ -31,6 +31,17 @@ export interface MandatesTable {
   consent: string | null;
   /** The mandate's id at its provider, once registered there (on activation). */
   provider_mandate_id: string | null;
+  /** The provider's reference of the hosted authorization the payer was sent to (a session, a reference). */
+  authorization_reference: string | null;
+  /** The provider's hosted authorization page, kept so that an abandoned authorization can be resumed. */
+  authorization_url: string | null;
+  /** What charges are made with, once the provider confirmed: an authorization code, a payment method id. */
+  provider_reference: string | null;
+  /** The payer at the provider (a customer code or id). */
+  customer_reference: string | null;
+  payment_method_type: string | null;
+  payment_method_bank: string | null;
+  payment_method_last4: string | null;
   activated_at: string | null;
   revoked_at: string | null;
   revocation_reason: string | null;

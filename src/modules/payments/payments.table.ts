@@ -49,7 +49,16 @@ export interface PaymentsTable {
   split_from: string | null;
   /** A split payment's parts, as a JSON array of ids; null otherwise. */
   split_into: string | null;
+  /** The provider that took the money (`source: provider`), and its reference of the money: what a refund names. */
+  provider: string | null;
+  provider_reference: string | null;
+  refund_status: RefundStatus | null;
+  refund_provider_reference: string | null;
+  refund_failure_reason: string | null;
 }
+
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 /** A part of a payment that paid an obligation, as the payment keeps it; marked (never removed) when undone. */
 export interface PaymentAllocation {
