@@ -1,4 +1,5 @@
-import type { FailureCode, VirtualAccount } from './payment-providers.js';
+import type { FailureCode } from './failure-codes.js';
+import type { VirtualAccount } from './payment-providers.js';
 
 /**
  * What a real payment provider (Paystack, Stripe) does for us, in our words. One adapter per provider implements

@@ -1,32 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { type FailureCode, isRetryable } from './failure-codes.js';
 import {
   type ParsedNotification,
   parseStandardNotification,
   type RawNotification,
 } from './provider-notifications.js';
 
-/** Failure codes every provider's answers are normalised to. */
-export const FAILURE_CODES = [
-  'insufficient_funds',
-  'account_closed',
-  'mandate_revoked',
-  'provider_unavailable',
-  'timeout',
-  'declined',
-  /** The payer must act (3-D Secure, a bank's confirmation): not retried; a reminder with a pay link goes instead. */
-  'authentication_required',
-] as const;
-export type FailureCode = (typeof FAILURE_CODES)[number];
-
-const RETRYABLE: ReadonlySet<FailureCode> = new Set([
-  'insufficient_funds',
-  'provider_unavailable',
-  'timeout',
-]);
-
-export function isRetryable(code: FailureCode): boolean {
-  return RETRYABLE.has(code);
-}
+export { FAILURE_CODES, type FailureCode, isRetryable } from './failure-codes.js';
 
 export interface MandateRequest {
   /** Our mandate id: the provider's idempotency key. */
@@ -47,7 +27,15 @@ export interface ChargeRequest {
 
 export type ChargeResult =
   | { status: 'succeeded'; providerReference: string }
-  | { status: 'failed'; code: FailureCode; message: string; retryable: boolean };
+  | {
+      status: 'failed';
+      code: FailureCode;
+      message: string;
+      retryable: boolean;
+      /** A real provider's own decline or error code, and its reference of the failed charge. */
+      providerCode?: string;
+      providerReference?: string | null;
+    };
 
 /** Where the test-mode provider keeps its charges, so that one key is charged once, whatever the process. */
 export interface ChargeRecord {

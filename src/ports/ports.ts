@@ -1,6 +1,8 @@
 import type { Config } from '../config.js';
 import type { Mode } from '../lib/tenant.js';
+import { liveAdapterOf } from './live-adapters.js';
 import { liveSender } from './live-messages.js';
+import type { LiveProviderAdapter, ProviderCredentials } from './live-provider.js';
 import { type MessageSender, simulatedSender } from './messages.js';
 import { createOutboundHttp, type OutboundHttp } from './outbound-http.js';
 import {
@@ -19,6 +21,8 @@ export interface Ports {
   http: OutboundHttp;
   messages(mode: Mode): MessageSender;
   provider(mode: Mode, name: string): PaymentProvider;
+  /** A real provider's adapter with a workspace's credentials; null for a provider this server has none for. */
+  liveAdapter(name: string, credentials: ProviderCredentials): LiveProviderAdapter | null;
 }
 
 /** `charges`: where the test-mode provider keeps its charges (by idempotency key); none in unit tests. */
@@ -30,5 +34,6 @@ export function createPorts(config: Readonly<Config>, charges?: ChargeRecord): P
     messages: (mode) => (mode === 'test' ? simulatedSender : liveMessages),
     provider: (mode, name) =>
       mode === 'test' ? simulatedProvider(name, charges, config.publicUrl) : unavailableProvider(name),
+    liveAdapter: liveAdapterOf,
   };
 }

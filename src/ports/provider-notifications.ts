@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FailureCode } from './failure-codes.js';
 
 export const NOTIFICATION_TYPES = [
   'transfer.received',
@@ -17,6 +18,10 @@ export interface InboundNotification {
   currency: string;
   occurred_at: string;
   failure_code?: string;
+  /** Set by a provider's own webhook: the provider's reference of the money (what a refund names). */
+  provider_reference?: string;
+  /** Set by a provider's own webhook for a failed charge: the failure, normalised and as the provider said it. */
+  failure?: { code: FailureCode; providerCode: string; message: string; retryable: boolean };
 }
 
 export interface RawNotification {
@@ -50,5 +55,11 @@ export function parseStandardNotification(raw: RawNotification): ParsedNotificat
         'The x-provider-signature header is not the HMAC-SHA256 (hex) of the body with this setting’s notification secret.',
     };
   }
-  return { ok: true, notification: JSON.parse(raw.rawBody) as InboundNotification };
+  // What only a provider's own webhook sets (`failure`, `provider_reference`) is not read from this form.
+  const {
+    failure: _failure,
+    provider_reference: _reference,
+    ...notification
+  } = JSON.parse(raw.rawBody) as InboundNotification;
+  return { ok: true, notification };
 }

@@ -20,6 +20,8 @@ export function toApi(row: AttemptsTable): Attempt {
     no_retry_reason: row.no_retry_reason,
     blocked_reason: row.blocked_reason,
     payment_id: row.payment_id,
+    provider_reference: row.provider_reference,
+    provider_failure_code: row.provider_failure_code,
     created_at: row.created_at,
   };
 }

@@ -22,6 +22,8 @@ const attemptExample = {
   no_retry_reason: null,
   blocked_reason: null,
   payment_id: null,
+  provider_reference: 'T685312322670591',
+  provider_failure_code: 'Insufficient Funds',
   created_at: '2027-01-31T00:00:30.000Z',
 };
 
@@ -61,6 +63,15 @@ export const Attempt = Type.Object(
       }),
     ),
     payment_id: Nullable(Type.String({ description: 'The payment a success recorded.' })),
+    provider_reference: Nullable(
+      Type.String({ description: "The provider's reference of the charge, once it made one." }),
+    ),
+    provider_failure_code: Nullable(
+      Type.String({
+        description:
+          "The provider's own decline or error code, as it sent it, beside the normalised failure_code (the table is in failure_code's description).",
+      }),
+    ),
     created_at: Instant,
   },
   { title: 'Attempt', examples: [attemptExample] },

@@ -276,6 +276,8 @@ export async function recordOutcome(
       first_failed_at: firstFailedAt,
       failure_code: result.code,
       failure_message: result.message,
+      provider_failure_code: result.providerCode ?? null,
+      ...(result.providerReference ? { provider_reference: result.providerReference } : {}),
       next_retry_at: retryAt,
       no_retry_reason: retryAt ? null : result.retryable ? 'retries_exhausted' : 'not_retryable',
       updated_at: now,
@@ -336,13 +338,13 @@ export async function chargeAnswered(
     tenant,
     attempt,
     succeeded
-      ? { status: 'succeeded', providerReference: notification.id }
-      : {
+      ? { status: 'succeeded', providerReference: notification.provider_reference ?? notification.id }
+      : ((notification.failure && { status: 'failed', ...notification.failure }) ?? {
           status: 'failed',
           code: 'declined',
           message: `The provider reported the charge failed${notification.failure_code ? ` (${notification.failure_code})` : ''}.`,
           retryable: false,
-        },
+        }),
     [attempt.status],
   );
   return { outcome: 'recorded', paymentId: recorded.payment_id, reason: null };

@@ -1,7 +1,7 @@
 import { contactHtml, escapeHtml, page } from '../../http/html-page.js';
 import { instantInWords } from '../../lib/in-words.js';
 import type { BusinessCard } from '../workspaces/workspaces.service.js';
-import type { ClosedReason, ConsentView } from './consent.service.js';
+import type { AuthorizeStep, ClosedReason, ConsentView } from './consent.service.js';
 
 /** A page of the business: its name above the card, in its colour. */
 const pageOf = (business: BusinessCard, title: string, body: string) =>
@@ -175,4 +175,46 @@ export function closedPage(
     };
   }
   return { status, html: page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`) };
+}
+
+const AUTHORIZE_LEAD: Record<AuthorizeStep, (provider: string) => [string, string]> = {
+  continue: (provider) => [
+    `Now authorise with ${provider}`,
+    `Your approval is recorded. To finish, authorise these payments on ${provider}'s secure page: it asks for your bank or card details, which ${provider} keeps, not us.`,
+  ],
+  resume: (provider) => [
+    `Finish authorising with ${provider}`,
+    `You approved these payments, but ${provider} has not confirmed your authorisation yet. Continue where you left off.`,
+  ],
+  cancelled: (provider) => [
+    'Authorisation not finished',
+    `You left ${provider}'s page before authorising. Nothing will be taken from your account until you do. You can continue while this link works.`,
+  ],
+  waiting: (provider) => [
+    `Waiting for ${provider}`,
+    `${provider} has not confirmed your authorisation yet (a bank can take a little while). Nothing is collected until it does. If you did not finish on ${provider}'s page, continue there.`,
+  ],
+  refused: (provider) => [
+    'Not authorised',
+    `${provider} did not authorise these payments, so nothing will be taken from your account. To pay another way, or for a new link, contact the business.`,
+  ],
+  unreachable: (provider) => [
+    `${provider} could not be reached`,
+    `Your approval is recorded, but ${provider} did not answer just now. Open this link again in a few minutes to finish authorising.`,
+  ],
+};
+
+/** The step between our consent and the provider's hosted authorization: a link to it (or why there is none). */
+export function authorizePage(step: AuthorizeStep, view: ConsentView, url: string | null): string {
+  const [title, lead] = AUTHORIZE_LEAD[step](view.provider);
+  const link = url
+    ? `<div class="actions"><a class="button approve" href="${escapeHtml(url)}">Continue to ${escapeHtml(view.provider)}</a></div>`
+    : '';
+  return pageOf(
+    view.business,
+    title,
+    `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(lead)}</p>${link}
+${contactHtml(view.business, ASK)}
+<h2>What you approved</h2>${terms(view)}`,
+  );
 }

@@ -4,8 +4,14 @@ import { isCrossSitePost, pageHeaders } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
 import { AppError } from '../../lib/app-error.js';
 import type { BusinessCard } from '../workspaces/workspaces.service.js';
-import { answeredPage, type ClosedPage, closedPage, consentForm } from './consent.page.js';
-import { answerConsent, showConsent } from './consent.service.js';
+import { answeredPage, authorizePage, type ClosedPage, closedPage, consentForm } from './consent.page.js';
+import {
+  answerConsent,
+  type ConsentOutcome,
+  type ProviderStep,
+  returnFromProvider,
+  showConsent,
+} from './consent.service.js';
 
 /** Requests a minute one address may make to consent pages. */
 const PER_IP_PER_MINUTE = 30;
@@ -19,6 +25,17 @@ function send(reply: FastifyReply, status: number, html: string, business: Busin
 function closed(reply: FastifyReply, reason: ClosedPage, business: BusinessCard | null = null) {
   const { status, html } = closedPage(reason, business);
   return send(reply, status, html, business);
+}
+
+/** The step with the provider's hosted authorization: a link to it, or why there is none. */
+function providerStep(reply: FastifyReply, step: ProviderStep) {
+  return send(reply, 200, authorizePage(step.step, step.view, step.url), step.view.business);
+}
+
+function answered(reply: FastifyReply, outcome: ConsentOutcome) {
+  if (!outcome.done) return closed(reply, outcome.reason, outcome.business);
+  if (outcome.status === 'provider') return providerStep(reply, outcome);
+  return send(reply, 200, answeredPage(outcome.status, outcome.view), outcome.view.business);
 }
 
 /**
@@ -54,6 +71,7 @@ export const consentPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     if (!TOKEN.test(request.params.token)) return closed(reply, 'unknown');
     const shown = await showConsent(ctx, request.params.token);
     if (!shown.open) return closed(reply, shown.reason, shown.business);
+    if (shown.open === 'provider') return providerStep(reply, shown);
     return send(reply, 200, consentForm(shown.view, shown.formToken, shown.expiresAt), shown.view.business);
   });
 
@@ -78,8 +96,17 @@ export const consentPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
             : null,
         log: request.log,
       });
-      if (!outcome.done) return closed(reply, outcome.reason, outcome.business);
-      return send(reply, 200, answeredPage(outcome.status, outcome.view), outcome.view.business);
+      return answered(reply, outcome);
+    },
+  );
+
+  app.get<{ Params: { token: string }; Querystring: { cancelled?: string } }>(
+    '/:token/return',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      if (!TOKEN.test(request.params.token)) return closed(reply, 'unknown');
+      const cancelled = request.query.cancelled !== undefined;
+      return answered(reply, await returnFromProvider(ctx, request.params.token, cancelled));
     },
   );
 };

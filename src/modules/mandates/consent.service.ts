@@ -8,10 +8,12 @@ import { formatMoney } from '../../lib/money.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
 import { getCustomerRow } from '../customers/customers.service.js';
+import { liveProvider } from '../providers/adapters.service.js';
 import { providerDisplayName } from '../providers/providers.service.js';
 import { type Collection, scheduleOutlook } from '../schedules/schedules.outlook.js';
 import { getTrackRow } from '../tracks/tracks.service.js';
 import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
+import { awaitingProvider, checkAuthorization, sendToProvider } from './consent.provider.js';
 import { agreementText, cadenceOf, type Terms } from './consent.terms.js';
 import { toApi } from './mandates.mapper.js';
 import * as repo from './mandates.repository.js';
@@ -126,7 +128,22 @@ async function viewOf(ctx: AppContext, mandate: MandatesTable, tenant: Tenant): 
   };
 }
 
-export type ConsentPage = { open: true; view: ConsentView; formToken: string; expiresAt: string } | Closed;
+/** Where the payer stands with the provider's own authorization, after approving on our page. */
+export type AuthorizeStep = 'continue' | 'resume' | 'cancelled' | 'waiting' | 'unreachable' | 'refused';
+
+/** A consented mandate whose payer is still to authorise on the provider's page (or has come back from it). */
+export interface ProviderStep {
+  open: 'provider';
+  step: AuthorizeStep;
+  view: ConsentView;
+  /** The provider's hosted page, when there is one to go (back) to. */
+  url: string | null;
+}
+
+export type ConsentPage =
+  | { open: true; view: ConsentView; formToken: string; expiresAt: string }
+  | ProviderStep
+  | Closed;
 
 /**
  * What the mandate keeps of a rendered page's form token: its hash bound to the words the page showed, so an
@@ -140,6 +157,12 @@ const formTokenHash = (formToken: string, text: string) => sha256(`${formToken}\
  * changed since), or why the link no longer works.
  */
 export async function showConsent(ctx: AppContext, token: string): Promise<ConsentPage> {
+  const awaiting = await awaitingProvider(ctx, token);
+  if (awaiting) {
+    const url = await sendToProvider(ctx, awaiting.tenant, awaiting.mandate, token, awaiting.live);
+    const view = await viewOf(ctx, awaiting.mandate, awaiting.tenant);
+    return { open: 'provider', step: url ? 'resume' : 'unreachable', view, url };
+  }
   const found = await find(ctx, token);
   if (!found.open) return found;
   const view = await viewOf(ctx, found.mandate, found.tenant);
@@ -166,6 +189,7 @@ export interface ConsentAnswer {
 
 export type ConsentOutcome =
   | { done: true; status: 'active' | 'pending' | 'failed'; view: ConsentView }
+  | (ProviderStep & { done: true; status: 'provider' })
   | { done: false; reason: ClosedReason | 'forged'; business: BusinessCard | null };
 
 /**
@@ -225,6 +249,19 @@ export async function answerConsent(
     return { done: true, status: 'pending', view };
   });
   if (!outcome.done || outcome.status !== 'pending') return outcome;
+  const live = await liveProvider(ctx, tenant, mandate.provider);
+  if (live) {
+    const consented = await repo.findById(ctx.db, tenant, mandate.id);
+    const url = consented ? await sendToProvider(ctx, tenant, consented, token, live) : null;
+    return {
+      done: true,
+      status: 'provider',
+      open: 'provider',
+      step: url ? 'continue' : 'unreachable',
+      view,
+      url,
+    };
+  }
   try {
     if (await registerAndActivate(ctx, tenant, mandate.id)) return { ...outcome, status: 'active' };
   } catch (error) {
@@ -235,4 +272,39 @@ export async function answerConsent(
     );
   }
   return outcome;
+}
+
+/**
+ * Our page the provider sends the payer back to: asks the provider where the authorization stands and records
+ * it (a webhook may have done so first). `cancelled`: the payer left the provider's page without authorising.
+ */
+export async function returnFromProvider(
+  ctx: AppContext,
+  token: string,
+  cancelled: boolean,
+): Promise<ConsentOutcome> {
+  const awaiting = await awaitingProvider(ctx, token);
+  if (!awaiting) {
+    const mandate = await repo.findByConsentToken(ctx.db, sha256(token));
+    if (!mandate) return { done: false, reason: 'unknown', business: null };
+    const tenant = await loadTenant(ctx.db, ctx.clock, {
+      workspaceId: mandate.workspace_id,
+      mode: mandate.mode,
+    });
+    const view = await viewOf(ctx, mandate, tenant);
+    if (mandate.status === 'active') return { done: true, status: 'active', view };
+    return {
+      done: false,
+      reason: mandate.status === 'expired' ? 'expired' : 'used',
+      business: view.business,
+    };
+  }
+  const { tenant, mandate, live } = awaiting;
+  const view = await viewOf(ctx, mandate, tenant);
+  const status = await checkAuthorization(ctx, tenant, mandate, live);
+  if (status === 'active') return { done: true, status: 'active', view };
+  const step: AuthorizeStep =
+    status === null ? 'unreachable' : status === 'failed' ? 'refused' : cancelled ? 'cancelled' : 'waiting';
+  const url = status === 'pending' ? mandate.authorization_url : null;
+  return { done: true, status: 'provider', open: 'provider', step, view, url };
 }

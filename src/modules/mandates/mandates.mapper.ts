@@ -19,6 +19,11 @@ export function toApi(row: MandatesTable, consentUrl: string | null = null): Man
     replaced_at: row.replaced_at,
     replaced_by: row.replaced_by,
     failure_reason: row.failure_reason,
+    provider_reference: row.provider_reference ?? row.provider_mandate_id,
+    payment_method:
+      row.payment_method_type === null
+        ? null
+        : { type: row.payment_method_type, bank: row.payment_method_bank, last4: row.payment_method_last4 },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -168,3 +168,13 @@ export function forCollection(db: DbOrTrx, tenant: TenantRef, scheduleId: string
     .limit(1)
     .executeTakeFirst();
 }
+
+/** The mandate whose payer was sent to the provider's hosted authorization under this reference. */
+export function findByAuthorizationReference(db: DbOrTrx, tenant: TenantRef, reference: string) {
+  return db
+    .selectFrom('mandates')
+    .selectAll()
+    .where(inTenant(tenant))
+    .where('authorization_reference', '=', reference)
+    .executeTakeFirst();
+}

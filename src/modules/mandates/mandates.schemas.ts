@@ -63,6 +63,19 @@ const Consent = Type.Object(
   { title: 'MandateConsent' },
 );
 
+const PaymentMethod = Type.Object(
+  {
+    type: Type.String({ description: 'card, direct_debit, sepa_debit, bacs_debit, us_bank_account, …' }),
+    bank: Nullable(Type.String({ description: "The bank (or a card's brand)." })),
+    last4: Nullable(Type.String({ description: 'The last four digits of the account or card.' })),
+  },
+  {
+    title: 'MandatePaymentMethod',
+    description:
+      "The payer's payment method as the provider confirmed it: a safe summary, never a full number.",
+  },
+);
+
 const mandateExample = {
   id: 'man_01JD7ZC3D4E5F6G7H8J9K0M1N2',
   payer_type: 'customer',
@@ -80,6 +93,8 @@ const mandateExample = {
   replaced_at: null,
   replaced_by: null,
   failure_reason: null,
+  provider_reference: null,
+  payment_method: null,
   created_at: '2026-11-20T14:03:00.000Z',
   updated_at: '2026-11-20T14:03:00.000Z',
 };
@@ -122,6 +137,13 @@ export const Mandate = Type.Object(
       }),
     ),
     failure_reason: Nullable(Type.String()),
+    provider_reference: Nullable(
+      Type.String({
+        description:
+          "The provider's reference of the authorization charges are made with (Paystack's authorization code, Stripe's payment method), once the provider confirmed it.",
+      }),
+    ),
+    payment_method: Nullable(PaymentMethod),
     created_at: Instant,
     updated_at: Instant,
   },

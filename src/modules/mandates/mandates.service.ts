@@ -8,6 +8,7 @@ import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
+import type { AuthorizationState } from '../../ports/live-provider.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import { appendEntry } from '../ledger/ledger.service.js';
@@ -27,6 +28,8 @@ export {
 } from './mandates.repository.js';
 
 /** How long a consent URL works. */
+export type ActiveAuthorization = Extract<AuthorizationState, { status: 'active' }>;
+
 export const CONSENT_TTL_MS = 24 * 60 * 60 * 1000;
 
 export function sha256(text: string): string {
@@ -162,7 +165,7 @@ async function ledgerEntryOf(
 }
 
 /** The workspace's default currency, for ledger entries of mandates without a schedule. */
-async function defaultCurrencyOf(trx: DbOrTrx, workspaceId: string): Promise<string> {
+export async function defaultCurrencyOf(trx: DbOrTrx, workspaceId: string): Promise<string> {
   const row = await trx
     .selectFrom('workspaces')
     .select('default_currency')
@@ -218,6 +221,8 @@ export async function activate(
   tenant: Tenant,
   id: string,
   providerMandateId: string | null,
+  /** What a real provider confirmed: what charges use, the payer there, the payment method's summary. */
+  confirmed?: ActiveAuthorization,
 ): Promise<MandatesTable | null> {
   const found = await repo.findById(trx, tenant, id);
   // Two approvals for one schedule queue on its row (PostgreSQL; SQLite has one writer at a time): the second
@@ -239,7 +244,19 @@ export async function activate(
     tenant,
     id,
     ['pending'],
-    { status: 'active', activated_at: now, provider_mandate_id: providerMandateId, updated_at: now },
+    {
+      status: 'active',
+      activated_at: now,
+      provider_mandate_id: providerMandateId,
+      ...(confirmed && {
+        provider_reference: confirmed.providerReference,
+        customer_reference: confirmed.customerReference,
+        payment_method_type: confirmed.paymentMethod?.type ?? null,
+        payment_method_bank: confirmed.paymentMethod?.bank ?? null,
+        payment_method_last4: confirmed.paymentMethod?.last4 ?? null,
+      }),
+      updated_at: now,
+    },
     { consented: true },
   );
   if (!active) throw new Error(`mandate ${id} changed while locked`);

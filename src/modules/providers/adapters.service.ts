@@ -1,0 +1,63 @@
+import type { AppContext } from '../../context.js';
+import type { DbOrTrx } from '../../db/schema.js';
+import type { TenantRef } from '../../lib/tenant.js';
+import type { LiveProviderAdapter } from '../../ports/live-provider.js';
+import { liveProviderFacts, type Rail, railsOf } from './live-providers.js';
+import { findSetting } from './providers.service.js';
+import type { ProviderSettingsTable } from './providers.table.js';
+
+/** A provider with a real adapter and this workspace's key for the tenant's mode: its sandbox in test mode. */
+export interface LiveProvider {
+  name: string;
+  setting: ProviderSettingsTable;
+  adapter: LiveProviderAdapter;
+}
+
+function apiUrlOf(ctx: AppContext, provider: string): string {
+  return provider === 'stripe' ? ctx.config.stripeApiUrl : ctx.config.paystackApiUrl;
+}
+
+/** The adapter a setting's key opens; null when the setting has no key or its provider no adapter. */
+export function adapterOfSetting(
+  ctx: AppContext,
+  setting: ProviderSettingsTable,
+): LiveProviderAdapter | null {
+  if (setting.secret_key === null || !liveProviderFacts(setting.provider)) return null;
+  return ctx.ports.liveAdapter(setting.provider, {
+    secretKey: ctx.secrets.open(setting.secret_key),
+    webhookSecret: setting.webhook_secret === null ? null : ctx.secrets.open(setting.webhook_secret),
+    apiUrl: apiUrlOf(ctx, setting.provider),
+  });
+}
+
+/**
+ * The real provider `provider` names for the tenant, when the workspace gave its key for this mode; null keeps
+ * the simulator (test mode) or the unavailable provider (live mode) of `ctx.ports.provider`.
+ */
+export async function liveProvider(
+  ctx: AppContext,
+  tenant: TenantRef,
+  provider: string,
+  db: DbOrTrx = ctx.db,
+): Promise<LiveProvider | null> {
+  const setting = await findSetting(db, tenant, provider);
+  const adapter = setting ? adapterOfSetting(ctx, setting) : null;
+  return setting && adapter ? { name: provider, setting, adapter } : null;
+}
+
+/** The provider that serves a rail for the tenant (`provider set --rails`), or `fallback` when none was set. */
+export async function railProvider(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  rail: Rail,
+  fallback: string,
+): Promise<string> {
+  const settings = await db
+    .selectFrom('provider_settings')
+    .select(['provider', 'rails'])
+    .where('workspace_id', '=', tenant.workspaceId)
+    .where('mode', '=', tenant.mode)
+    .where('rails', '!=', '')
+    .execute();
+  return settings.find((setting) => railsOf(setting.rails).includes(rail))?.provider ?? fallback;
+}

@@ -1,0 +1,13 @@
+import type { AdapterFactory, LiveProviderAdapter, ProviderCredentials } from './live-provider.js';
+
+/** The providers this server has real adapters for, by the name settings and mandates use. */
+const FACTORIES: Readonly<Record<string, AdapterFactory>> = {};
+
+/** The adapter of `provider` with a workspace's credentials; null for a provider without a real adapter. */
+export function liveAdapterOf(
+  provider: string,
+  credentials: ProviderCredentials,
+): LiveProviderAdapter | null {
+  const factory = Object.hasOwn(FACTORIES, provider) ? FACTORIES[provider] : undefined;
+  return factory ? factory(credentials) : null;
+}
