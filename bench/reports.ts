@@ -171,6 +171,8 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
         remind_at: null,
         checkout_id: null,
         checkout_url: null,
+        checkout_provider: null,
+        checkout_provider_reference: null,
         checkout_completed_at: null,
         created_at: iso(created),
         updated_at: iso(created),

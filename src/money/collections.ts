@@ -14,7 +14,14 @@ export async function receiveForCheckout(
   tenant: Tenant,
   checkoutId: string,
   obligation: ObligationsTable | undefined,
-  paid: { amount: number; currency: string; paidAt: string; reference: string | null },
+  paid: {
+    amount: number;
+    currency: string;
+    paidAt: string;
+    reference: string | null;
+    provider?: string;
+    providerReference?: string | null;
+  },
 ): Promise<Received> {
   const destination: Destination = !obligation
     ? null
@@ -31,6 +38,8 @@ export async function receiveForCheckout(
       paidAt: paid.paidAt,
       reference: paid.reference,
       metadata: { checkoutId },
+      provider: paid.provider ?? null,
+      providerReference: paid.providerReference ?? null,
     },
     destination,
   );

@@ -16,5 +16,7 @@ export function moneyOfNotification(
     paidAt: toInstant(notification.occurred_at, 'occurred_at'),
     reference: `${provider}:${notification.id}`,
     metadata: { notificationId: notification.id, ...metadata },
+    provider,
+    providerReference: notification.provider_reference ?? null,
   };
 }

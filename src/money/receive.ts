@@ -29,6 +29,9 @@ export interface ProviderMoney {
   reference: string | null;
   metadata: Record<string, string>;
   source?: PaymentSource;
+  /** The provider that took the money, and its own reference of it: what a refund names. */
+  provider?: string | null;
+  providerReference?: string | null;
 }
 
 export interface Received {

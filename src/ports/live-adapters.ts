@@ -1,7 +1,12 @@
 import type { AdapterFactory, LiveProviderAdapter, ProviderCredentials } from './live-provider.js';
+import { createPaystackAdapter } from './paystack/adapter.js';
+import { createStripeAdapter } from './stripe/adapter.js';
 
 /** The providers this server has real adapters for, by the name settings and mandates use. */
-const FACTORIES: Readonly<Record<string, AdapterFactory>> = {};
+const FACTORIES: Readonly<Record<string, AdapterFactory>> = {
+  paystack: createPaystackAdapter,
+  stripe: createStripeAdapter,
+};
 
 /** The adapter of `provider` with a workspace's credentials; null for a provider without a real adapter. */
 export function liveAdapterOf(

@@ -40,6 +40,9 @@ describe('loadConfig', () => {
       testClockAdvanceBudget: 200,
       trustProxy: false,
       firstWorkspace: {},
+      secretKeys: [],
+      paystackApiUrl: 'https://api.paystack.co',
+      stripeApiUrl: 'https://api.stripe.com',
     });
     assert.ok(Object.isFrozen(config));
   });

@@ -4,7 +4,8 @@ import type { DialectName } from '../dialect.js';
 /**
  * Frozen. Live payment providers: a setting's credentials (sealed with PAYTRACK_SECRET_KEY) and the rails it
  * serves; the provider's own webhook events, kept once by their id; what a mandate's provider authorization and
- * payment method are; the provider's raw failure code beside an attempt's normalised one; which provider took a
+ * payment method are; the provider's raw failure code beside an attempt's normalised one, and when a charge
+ * whose outcome is not known yet is asked about; which provider made an obligation's checkout; which provider took a
  * payment, under what reference, and where its refund stands.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types
@@ -40,6 +41,9 @@ export async function up(db: Kysely<any>, _dialect: DialectName): Promise<void> 
     await db.schema.alterTable('mandates').addColumn(column, 'text').execute();
   }
   await db.schema.alterTable('attempts').addColumn('provider_failure_code', 'text').execute();
+  await db.schema.alterTable('attempts').addColumn('reconcile_at', 'text').execute();
+  await db.schema.alterTable('obligations').addColumn('checkout_provider', 'text').execute();
+  await db.schema.alterTable('obligations').addColumn('checkout_provider_reference', 'text').execute();
   for (const column of [
     'provider',
     'provider_reference',

@@ -98,7 +98,12 @@ export function toRun(db: DbOrTrx, group: TenantGroup, now: string, staleBefore:
     .where((eb) =>
       eb.or([
         eb.and([eb('status', 'in', ['scheduled', 'blocked']), eb('scheduled_for', '<=', now)]),
-        eb.and([eb('status', '=', 'processing'), eb('attempted_at', '<=', staleBefore)]),
+        eb.and([
+          eb('status', '=', 'processing'),
+          eb('reconcile_at', 'is', null),
+          eb('attempted_at', '<=', staleBefore),
+        ]),
+        eb.and([eb('status', '=', 'processing'), eb('reconcile_at', '<=', now)]),
       ]),
     )
     .orderBy('scheduled_for')
@@ -121,8 +126,9 @@ export async function nextToCollect(db: DbOrTrx, group: TenantGroup, now: string
 }
 
 /**
- * What the run sweep takes next after `now`: the earliest attempt scheduled after it, and the earliest charge
- * in flight that is not stale yet (processing since after `staleBefore`; taken again once it is).
+ * What the run sweep takes next after `now`: the earliest attempt scheduled after it, the earliest charge in
+ * flight that is not stale yet (processing since after `staleBefore`; taken again once it is), and the earliest
+ * charge a real provider is to be asked about.
  */
 export async function nextToRun(db: DbOrTrx, group: TenantGroup, now: string, staleBefore: string) {
   const scheduled = await db
@@ -137,7 +143,19 @@ export async function nextToRun(db: DbOrTrx, group: TenantGroup, now: string, st
     .select((eb) => eb.fn.min('attempted_at').as('since'))
     .where(inTenantGroup(group))
     .where('status', '=', 'processing')
+    .where('reconcile_at', 'is', null)
     .where('attempted_at', '>', staleBefore)
     .executeTakeFirst();
-  return { scheduledFor: scheduled?.next ?? null, inFlightSince: inFlight?.since ?? null };
+  const toAsk = await db
+    .selectFrom('attempts')
+    .select((eb) => eb.fn.min('reconcile_at').as('next'))
+    .where(inTenantGroup(group))
+    .where('status', '=', 'processing')
+    .where('reconcile_at', '>', now)
+    .executeTakeFirst();
+  return {
+    scheduledFor: scheduled?.next ?? null,
+    inFlightSince: inFlight?.since ?? null,
+    reconcileAt: toAsk?.next ?? null,
+  };
 }

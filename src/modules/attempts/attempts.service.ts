@@ -8,17 +8,20 @@ import { newId } from '../../lib/ids.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { type Destination, moneyOfNotification, receiveProviderMoney } from '../../money/index.js';
 import { recordEvent } from '../../outbox/outbox.js';
+import { ProviderCallError } from '../../ports/live-provider.js';
 import type { ChargeResult } from '../../ports/payment-providers.js';
 import type { InboundNotification } from '../../ports/provider-notifications.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import { findMandate, mandateForCollection } from '../mandates/mandates.service.js';
 import type { Payment } from '../payments/payments.schemas.js';
-import { checkoutLinkFor } from '../providers/checkout.service.js';
+import { liveProvider } from '../providers/adapters.service.js';
+import { type CheckoutLink, checkoutLinkFor } from '../providers/checkout.service.js';
 import { type Handled, handledOf, isApproved } from '../providers/providers.service.js';
 import { claimCollection, saveCheckout } from '../schedules/index.js';
 import { findObligation } from '../schedules/obligations.service.js';
 import { findScheduleRow, OPEN_OBLIGATION } from '../schedules/schedules.service.js';
 import { findTrack } from '../tracks/tracks.service.js';
+import { chargeLive } from './attempts.live-charges.js';
 import { toApi } from './attempts.mapper.js';
 import * as repo from './attempts.repository.js';
 import type { Attempt, AttemptListQuery } from './attempts.schemas.js';
@@ -80,6 +83,7 @@ async function schedule(
     payment_id: null,
     provider_reference: null,
     provider_failure_code: null,
+    reconcile_at: null,
     created_at: created.toISOString(),
     updated_at: created.toISOString(),
   };
@@ -103,7 +107,16 @@ export async function createFirstAttempt(
   const owner = await findScheduleRow(ctx.db, tenant, due.schedule_id);
   const byCheckout = owner?.collection_method === 'gatewayA_checkout';
   // A checkout pays a plan: a schedule without one is collected by automatic debit alone.
-  const link = byCheckout && due.track_id !== null ? await checkoutLinkFor(ctx.ports, tenant, due) : null;
+  let link: CheckoutLink | null = null;
+  if (byCheckout && due.track_id !== null) {
+    try {
+      link = await checkoutLinkFor(ctx, tenant, due);
+    } catch (error) {
+      // The provider did not answer: the obligation stays due for collection, and the next sweep asks again.
+      if (error instanceof ProviderCallError && error.retryable) return false;
+      throw error;
+    }
+  }
   return inTransaction(ctx, async (trx) => {
     const claimed = await claimCollection(trx, obligationId);
     if (!claimed) return false;
@@ -227,6 +240,8 @@ async function collected(
       paidAt: now,
       reference: null,
       metadata: { attemptId: attempt.id, providerReference },
+      provider: attempt.provider,
+      providerReference,
     },
     destination,
   );
@@ -257,6 +272,7 @@ export async function recordOutcome(
         payment_id: payment.id,
         failure_message: null,
         provider_reference: result.providerReference,
+        reconcile_at: null,
         updated_at: now,
       });
       if (!done) throw new AttemptAnswered();
@@ -277,6 +293,7 @@ export async function recordOutcome(
       failure_code: result.code,
       failure_message: result.message,
       provider_failure_code: result.providerCode ?? null,
+      reconcile_at: null,
       ...(result.providerReference ? { provider_reference: result.providerReference } : {}),
       next_retry_at: retryAt,
       no_retry_reason: retryAt ? null : result.retryable ? 'retries_exhausted' : 'not_retryable',
@@ -407,6 +424,16 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
       return blocked !== undefined;
     });
   }
+  const live = await liveProvider(ctx, tenant, attempt.provider ?? '');
+  if (live) {
+    return chargeLive(ctx, tenant, attempt, mandate, live, async (charged, result) => {
+      try {
+        await inTransaction(ctx, (trx) => recordOutcome(trx, tenant, charged, result));
+      } catch (error) {
+        if (!(error instanceof AttemptAnswered)) throw error;
+      }
+    });
+  }
   const result = await provider.charge({
     reference: attempt.id,
     mandateId: mandate?.provider_mandate_id ?? attempt.mandate_id ?? '',
@@ -431,4 +458,23 @@ export async function noteTrouble(ctx: AppContext, id: string, now: string, erro
     failure_message: `The provider's answer could not be recorded yet: ${message}`.slice(0, 500),
     updated_at: now,
   });
+}
+
+/**
+ * `charge.processing`: the provider took an asynchronous charge (a bank debit) and will say later how it went.
+ * Keeps its reference on the attempt while it is processing. Returns whether an attempt was so.
+ */
+export async function chargeProcessing(
+  trx: Trx,
+  tenant: Tenant,
+  attemptId: string | null,
+  providerReference: string,
+): Promise<boolean> {
+  const attempt = attemptId ? await repo.findById(trx, tenant, attemptId) : undefined;
+  if (!attempt) return false;
+  const kept = await repo.updateIn(trx, attempt.id, ['processing'], {
+    provider_reference: providerReference,
+    updated_at: tenant.clock.now().toISOString(),
+  });
+  return kept !== undefined;
 }

@@ -55,6 +55,6 @@ export const runAttemptsSweep: SweepDefinition = {
     const next = await repo.nextToRun(ctx.db, scope, scope.now.toISOString(), staleBefore);
     const stale =
       next.inFlightSince && new Date(Date.parse(next.inFlightSince) + STALE_CHARGE_MS).toISOString();
-    return earliest(next.scheduledFor, stale);
+    return earliest(next.scheduledFor, stale, next.reconcileAt);
   },
 };

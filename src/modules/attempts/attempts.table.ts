@@ -43,6 +43,8 @@ export interface AttemptsTable {
   provider_reference: string | null;
   /** The provider's own decline or error code, beside the normalised `failure_code`. */
   provider_failure_code: string | null;
+  /** A charge in flight with a real provider (asynchronous, or its answer lost): when to ask the provider again. */
+  reconcile_at: string | null;
   created_at: string;
   updated_at: string;
 }

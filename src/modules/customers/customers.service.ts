@@ -176,3 +176,9 @@ export async function listCustomers(
   );
   return { ...page, items: page.items.map((c) => ({ ...c, balances: balances.get(c.id) ?? [] })) };
 }
+
+/** The e-mail a provider is given for a payer: the customer's, or an address that reaches no one
+ * (providers such as Paystack require one). */
+export function payerEmailOf(customer: { id: string; email: string | null }): string {
+  return customer.email ?? `${customer.id.toLowerCase()}@payers.paytrack.invalid`;
+}

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
 import { type AuthorizationState, ProviderCallError } from '../../ports/live-provider.js';
-import { customerRow } from '../customers/customers.service.js';
+import { customerRow, payerEmailOf } from '../customers/customers.service.js';
 import { type LiveProvider, liveProvider } from '../providers/adapters.service.js';
 import { findScheduleRow } from '../schedules/index.js';
 import { toApi } from './mandates.mapper.js';
@@ -18,11 +18,6 @@ import type { MandateStatus, MandatesTable } from './mandates.table.js';
  * A mandate whose provider has a real adapter (its sandbox in test mode) is active only once the provider
  * confirms the payer's authorization on its hosted page. These are the steps after our consent page.
  */
-
-/** The e-mail a provider is given for a payer: the customer's, or an address that reaches no one. */
-export function payerEmailOf(customer: { id: string; email: string | null }): string {
-  return customer.email ?? `${customer.id.toLowerCase()}@payers.paytrack.invalid`;
-}
 
 /** Our page the provider sends the payer back to. */
 export const returnUrlOf = (publicUrl: string, token: string) => `${publicUrl}/consent/${token}/return`;

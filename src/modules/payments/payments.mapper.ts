@@ -72,5 +72,15 @@ export function toApi(row: PaymentsTable): Payment {
     unappliedReason: row.unapplied_reason,
     splitFrom: row.split_from,
     splitInto: row.split_into === null ? [] : (JSON.parse(row.split_into) as string[]),
+    provider: row.provider,
+    providerReference: row.provider_reference,
+    refund:
+      row.refund_status === null
+        ? null
+        : {
+            status: row.refund_status,
+            providerReference: row.refund_provider_reference,
+            failureReason: row.refund_failure_reason,
+          },
   };
 }

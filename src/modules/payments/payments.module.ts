@@ -8,6 +8,9 @@ const events = {
   'payment.reversed': PaymentEvent,
   'payment.unapplied': PaymentEvent,
   'payment.applied': PaymentEvent,
+  'payment.refund_pending': PaymentEvent,
+  'payment.refunded': PaymentEvent,
+  'payment.refund_failed': PaymentEvent,
 };
 
 declare module '../../outbox/catalog.js' {

@@ -4,7 +4,7 @@ import type { Database, DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { PaymentListQuery } from './payments.schemas.js';
-import type { PaymentsTable } from './payments.table.js';
+import type { PaymentsTable, RefundStatus } from './payments.table.js';
 
 export function insert(db: DbOrTrx, row: PaymentsTable) {
   return db.insertInto('payments').values(row).execute();
@@ -120,4 +120,45 @@ export function list(
   if (query.from) q = q.where('paid_at', '>=', query.from);
   if (query.to) q = q.where('paid_at', '<', query.to);
   return q.$call(newestFirst(afterId, query.limit)).execute();
+}
+
+/** The payment a provider took under its own reference (what its refund events name). */
+export function findByProviderReference(db: DbOrTrx, tenant: TenantRef, provider: string, reference: string) {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where(inTenant(tenant))
+    .where('provider', '=', provider)
+    .where('provider_reference', '=', reference)
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+/**
+ * Records where a payment's refund stands, only while the payment is recorded and its refund in one of `from`
+ * (null: none asked); no row otherwise.
+ */
+export function setRefund(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  id: string,
+  from: readonly (RefundStatus | null)[],
+  changes: Pick<PaymentsTable, 'refund_status'> &
+    Partial<Pick<PaymentsTable, 'refund_provider_reference' | 'refund_failure_reason'>>,
+) {
+  const statuses = from.filter((status): status is RefundStatus => status !== null);
+  return db
+    .updateTable('payments')
+    .set(changes)
+    .where(inTenant(tenant))
+    .where('id', '=', id)
+    .where('status', '=', 'recorded')
+    .where((eb) =>
+      eb.or([
+        ...(from.includes(null) ? [eb('refund_status', 'is', null)] : []),
+        ...(statuses.length > 0 ? [eb('refund_status', 'in', statuses)] : []),
+      ]),
+    )
+    .returningAll()
+    .executeTakeFirst();
 }

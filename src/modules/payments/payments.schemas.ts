@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { PaginationQuery } from '../../http/envelope.js';
 import { Amount, Instant, Metadata, Nullable } from '../shared.schemas.js';
-import { UNAPPLIED_REASONS } from './payments.table.js';
+import { REFUND_STATUSES, UNAPPLIED_REASONS } from './payments.table.js';
 
 export const PAYMENT_METHODS = [
   'cash',
@@ -75,6 +75,9 @@ const paymentExample = {
   unappliedReason: null,
   splitFrom: null,
   splitInto: [],
+  provider: null,
+  providerReference: null,
+  refund: null,
 };
 
 const PaymentAllocation = Type.Object(
@@ -87,6 +90,21 @@ const PaymentAllocation = Type.Object(
     }),
   },
   { title: 'PaymentAllocation' },
+);
+
+const Refund = Type.Object(
+  {
+    status: Type.Enum(REFUND_STATUSES, {
+      description:
+        'pending: asked of the provider, not confirmed yet (the payment stays recorded and the balance unchanged); succeeded: the provider refunded it (the payment is reversed and its amount back on the balance); failed: the provider did not refund it (the payment stays recorded; see failureReason).',
+    }),
+    providerReference: Nullable(Type.String({ description: "The provider's reference of the refund." })),
+    failureReason: Nullable(Type.String()),
+  },
+  {
+    title: 'PaymentRefund',
+    description: 'A refund through the provider: POST /payments/{id}/reverse with refund: true.',
+  },
 );
 
 export const Payment = Type.Object(
@@ -147,6 +165,18 @@ export const Payment = Type.Object(
     splitInto: Type.Array(Type.String(), {
       description: 'A split payment: its two parts, the one on the plan first, then the credit left.',
     }),
+    provider: Nullable(
+      Type.String({
+        description: 'The payment provider that collected it (source provider); null otherwise.',
+      }),
+    ),
+    providerReference: Nullable(
+      Type.String({
+        description:
+          "The provider's reference of the money (a transaction, a payment intent): what a refund names.",
+      }),
+    ),
+    refund: Nullable(Refund),
   },
   {
     title: 'Payment',
@@ -179,6 +209,12 @@ export const PaymentReverse = Type.Object(
   {
     reason: Type.Optional(
       Type.String({ minLength: 1, maxLength: 500, description: 'Why the payment is reversed' }),
+    ),
+    refund: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: give the money back through the provider that collected it (source provider only; else 422 naming refund). The payment stays recorded, with refund.status pending, until the provider confirms; then it is reversed. false or absent: reverse it in the books only.',
+      }),
     ),
   },
   { title: 'PaymentReverse', examples: [{ reason: 'Cheque returned unpaid' }], additionalProperties: false },

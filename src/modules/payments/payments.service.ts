@@ -20,6 +20,7 @@ import type {
   PaymentListQuery,
   PaymentReverse,
 } from './payments.schemas.js';
+import { refundPayment } from './refunds.service.js';
 
 /** Clocks drift; a payment a few minutes "ahead" is still accepted. */
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -62,6 +63,7 @@ export async function reversePayment(
   id: string,
   input: PaymentReverse,
 ): Promise<Payment> {
+  if (input.refund) return refundPayment(ctx, tenant, id, input.reason ?? null);
   return inTransaction(ctx, (trx) => reverse(trx, tenant, id, input.reason ?? null));
 }
 

@@ -1,9 +1,10 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { AppError, fieldError } from '../../lib/app-error.js';
 import type { TenantRef } from '../../lib/tenant.js';
-import type { LiveProviderAdapter } from '../../ports/live-provider.js';
+import type { LiveProviderAdapter, ProviderCallError } from '../../ports/live-provider.js';
 import { liveProviderFacts, type Rail, railsOf } from './live-providers.js';
-import { findSetting } from './providers.service.js';
+import { findSetting, providerDisplayName } from './providers.service.js';
 import type { ProviderSettingsTable } from './providers.table.js';
 
 /** A provider with a real adapter and this workspace's key for the tenant's mode: its sandbox in test mode. */
@@ -60,4 +61,19 @@ export async function railProvider(
     .where('rails', '!=', '')
     .execute();
   return settings.find((setting) => railsOf(setting.rails).includes(rail))?.provider ?? fallback;
+}
+
+/**
+ * A provider's refusal or silence during an API request, as the API answers it: unavailable (503, try again; the
+ * request changed nothing), or refused (422 naming the field whose value the provider would not take).
+ */
+export function providerCallAnswer(error: ProviderCallError, provider: string, field: string): AppError {
+  const name = providerDisplayName(provider);
+  if (error.retryable) {
+    return new AppError(
+      'service_unavailable',
+      `${name} did not answer (${error.message}). Nothing was changed; try again.`,
+    );
+  }
+  return fieldError({ [field]: `${name} refused it: ${error.message}` }, `${name} refused the request.`);
 }

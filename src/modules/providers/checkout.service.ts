@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import type { Trx } from '../../db/schema.js';
@@ -6,9 +7,8 @@ import { localDate } from '../../lib/calendar.js';
 import { toInstant } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { receiveForCheckout } from '../../money/index.js';
-import type { Ports } from '../../ports/ports.js';
 import type { InboundNotification } from '../../ports/provider-notifications.js';
-import { getCustomerRow } from '../customers/customers.service.js';
+import { getCustomerRow, payerEmailOf } from '../customers/customers.service.js';
 import { lockOpenCheckout } from '../schedules/index.js';
 import {
   countAskedOfSchedule,
@@ -19,21 +19,52 @@ import { scheduleOutlook } from '../schedules/schedules.outlook.js';
 import { type ObligationsTable, OPEN_OBLIGATION, RAIL_PROVIDER } from '../schedules/schedules.service.js';
 import { getTrackRow } from '../tracks/tracks.service.js';
 import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
+import { liveProvider, railProvider } from './adapters.service.js';
 import { type Handled, handledOf } from './providers.service.js';
 
 const CHECKOUT_PROVIDER = RAIL_PROVIDER.gatewayA_checkout as string;
 
+/** A checkout page made for an obligation: our id of it, where the payer goes, and the provider behind it. */
+export interface CheckoutLink {
+  id: string;
+  url: string;
+  provider: string;
+  /** The provider's own reference of the checkout (a session, a transaction reference), when it has one. */
+  providerReference: string | null;
+}
+
 /**
- * A checkout page for a due obligation of a gatewayA_checkout schedule, from the provider (in test mode the
- * simulator's page on this server), asked outside any transaction with the obligation id as its reference.
- * Null when this server has no live adapter for it.
+ * A checkout page for a due obligation of a gatewayA_checkout schedule, asked outside any transaction from the
+ * provider that serves the checkout rail (`provider set --rails checkout`): a real provider with the workspace's
+ * key, else the simulator's page on this server in test mode. Null when this server cannot get one (live mode
+ * without an adapter). Throws ProviderCallError when the provider did not answer: the obligation waits for the
+ * next sweep.
  */
-export function checkoutLinkFor(ports: Ports, tenant: Tenant, obligation: ObligationsTable) {
-  return ports.provider(tenant.mode, CHECKOUT_PROVIDER).checkoutLink({
-    reference: obligation.id,
-    amount: obligation.amount - obligation.amount_paid,
+export async function checkoutLinkFor(
+  ctx: AppContext,
+  tenant: Tenant,
+  obligation: ObligationsTable,
+): Promise<CheckoutLink | null> {
+  const provider = await railProvider(ctx.db, tenant, 'checkout', CHECKOUT_PROVIDER);
+  const amount = obligation.amount - obligation.amount_paid;
+  const live = await liveProvider(ctx, tenant, provider);
+  if (!live) {
+    const link = await ctx.ports
+      .provider(tenant.mode, provider)
+      .checkoutLink({ reference: obligation.id, amount, currency: obligation.currency });
+    return link && { ...link, provider, providerReference: null };
+  }
+  const plan = obligation.track_id ? await getTrackRow(ctx.db, tenant, obligation.track_id) : undefined;
+  const payer = plan ? await getCustomerRow(ctx.db, tenant, plan.customer_id) : undefined;
+  const id = `chk_${randomBytes(16).toString('base64url')}`;
+  const made = await live.adapter.checkout({
+    reference: id,
+    amount,
     currency: obligation.currency,
+    payerEmail: payer ? payerEmailOf(payer) : `${obligation.id.toLowerCase()}@payers.paytrack.invalid`,
+    returnUrl: `${ctx.config.publicUrl}/checkout/${id}/return`,
   });
+  return { id, url: made.url, provider, providerReference: made.id };
 }
 
 /**
@@ -44,10 +75,18 @@ export async function checkoutPaid(
   trx: Trx,
   tenant: Tenant,
   checkoutId: string,
-  paid: { provider: string; amount: number; currency: string; paidAt: string; reference: string | null },
+  paid: {
+    provider: string;
+    amount: number;
+    currency: string;
+    paidAt: string;
+    reference: string | null;
+    providerReference?: string | null;
+  },
 ): Promise<Handled> {
+  const found = await findObligationByCheckout(trx, tenant, checkoutId);
   const obligation =
-    paid.provider === CHECKOUT_PROVIDER ? await findObligationByCheckout(trx, tenant, checkoutId) : undefined;
+    found && (found.checkout_provider ?? CHECKOUT_PROVIDER) === paid.provider ? found : undefined;
   return handledOf(await receiveForCheckout(trx, tenant, checkoutId, obligation, paid));
 }
 
@@ -64,6 +103,7 @@ export function checkoutCompleted(
     currency: notification.currency,
     paidAt: toInstant(notification.occurred_at, 'occurred_at'),
     reference: `${provider}:${notification.id}`,
+    providerReference: notification.provider_reference ?? null,
   });
 }
 

@@ -70,3 +70,39 @@ export const NotificationReceipt = Type.Object(
 export type NotificationReceipt = Static<typeof NotificationReceipt>;
 
 export const SettingParams = Type.Object({ settingId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const WebhookReceipt = Type.Object(
+  {
+    events: Type.Array(
+      Type.Object({
+        id: Type.String({
+          description: "The provider's event id (or, for Paystack, its type and object id).",
+        }),
+        type: Type.String({ description: "The provider's event type, as it sent it." }),
+        outcome: Type.String({
+          description:
+            'recorded or unapplied (money recorded; see detail), already_recorded (that money was recorded before), handled (a mandate, an attempt or a refund changed), ignored (an event paytrack does not use), unmatched (a failure or an authorization about nothing here).',
+        }),
+        detail: Nullable(Type.String()),
+        replayed: Type.Boolean({ description: 'true when this event id was received before.' }),
+      }),
+    ),
+  },
+  {
+    title: 'WebhookReceipt',
+    examples: [
+      {
+        events: [
+          {
+            id: 'charge.success:4099260516',
+            type: 'charge.success',
+            outcome: 'recorded',
+            detail: 'payment pay_01JD7ZQ4N6X3E2W9V8T5R4K2M1',
+            replayed: false,
+          },
+        ],
+      },
+    ],
+  },
+);
+export type WebhookReceipt = Static<typeof WebhookReceipt>;

@@ -25,7 +25,7 @@ function receipt(row: ProviderNotificationsTable, replayed: boolean): Notificati
 }
 
 /** What a handler is given: the verified notification, its provider and tenant, in the router's transaction. */
-interface Routed {
+export interface Routed {
   ctx: AppContext;
   trx: Trx;
   tenant: Tenant;
@@ -33,10 +33,10 @@ interface Routed {
   notification: InboundNotification;
 }
 
-type NotificationHandler = (routed: Routed) => Promise<Handled>;
+export type NotificationHandler = (routed: Routed) => Promise<Handled>;
 
 /** Each notification type, to the service of the module that owns what it reports. */
-const HANDLERS: Record<InboundNotification['type'], NotificationHandler> = {
+export const NOTIFICATION_HANDLERS: Record<InboundNotification['type'], NotificationHandler> = {
   'transfer.received': async ({ trx, tenant, provider, notification }) =>
     handledOf(await receiveTransfer(trx, tenant, provider, notification)),
   'checkout.completed': ({ trx, tenant, provider, notification }) =>
@@ -48,7 +48,7 @@ const HANDLERS: Record<InboundNotification['type'], NotificationHandler> = {
 };
 
 /** Ids are a prefix and base32 or base62 characters; anything else names no setting (and never reaches SQL). */
-const SETTING_ID = /^[A-Za-z0-9_]{1,64}$/;
+export const SETTING_ID = /^[A-Za-z0-9_]{1,64}$/;
 
 export interface VerifiedNotification {
   setting: ProviderSettingsTable;
@@ -122,7 +122,7 @@ export async function receiveNotification(
         .executeTakeFirstOrThrow();
       return receipt(first, true);
     }
-    const handled = await HANDLERS[notification.type]({
+    const handled = await NOTIFICATION_HANDLERS[notification.type]({
       ctx,
       trx,
       tenant,

@@ -3,12 +3,18 @@ import type { AppContext } from '../../context.js';
 import { ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
 import { AppError } from '../../lib/app-error.js';
-import { NotificationReceipt, ProviderNotification, SettingParams } from './notifications.schemas.js';
+import {
+  NotificationReceipt,
+  ProviderNotification,
+  SettingParams,
+  WebhookReceipt,
+} from './notifications.schemas.js';
 import {
   receiveNotification,
   type VerifiedNotification,
   verifyNotification,
 } from './notifications.service.js';
+import { receiveWebhook, verifyWebhook } from './webhooks.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,7 +42,8 @@ export const providersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
   // The signature first: a caller without the secret learns nothing of the form the body must have.
   app.addHook('preValidation', async (request) => {
     const { settingId } = request.params as { settingId?: unknown };
-    if (typeof settingId !== 'string') return;
+    if (typeof settingId !== 'string' || !request.routeOptions.url?.includes('/provider-notifications/'))
+      return;
     request.verifiedNotification = await verifyNotification(
       ctx,
       settingId,
@@ -71,5 +78,30 @@ export const providersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
             (await verifyNotification(ctx, request.params.settingId, request.rawBody ?? '', request.headers)),
         ),
       ),
+  );
+
+  app.post(
+    '/provider-webhooks/:settingId',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'receiveProviderWebhook',
+        'x-errors': ['not_found', 'unauthorized', 'service_unavailable'],
+        tags: ['Collection attempts'],
+        summary: "Receive a payment provider's own webhook (Paystack, Stripe)",
+        description:
+          "Called by Paystack or Stripe, without an API key, at the webhook URL `paytrack provider set` and `paytrack provider list` print for a setting with a key. Verified with the provider's own scheme before anything is read: Paystack's `x-paystack-signature` (HMAC-SHA512 of the raw body with the secret key), Stripe's `Stripe-Signature` (the endpoint's signing secret, 5 minutes' tolerance); a bad signature is 401 and changes nothing. Each event is acted on once by the provider's event id (Paystack sends none: its type and object id stand in); a redelivery answers as the first delivery did (`replayed`). Events paytrack does not use answer 200, `ignored`. Money reported is always recorded (`source: provider`), once per provider reference whatever the number and order of the events that report it; a reference that names nothing here is an unapplied payment, evented `payment.unapplied`. A refund event for money not recorded yet is 503 and kept for nothing, so the provider delivers it again.",
+        params: SettingParams,
+        response: responses(200, WebhookReceipt),
+      },
+    },
+    async (request) => {
+      if (request.unparsedBody && !request.rawBody) throw new AppError('invalid_json', 'The body is empty.');
+      const verified = await verifyWebhook(ctx, request.params.settingId, {
+        body: request.rawBody ?? '',
+        headers: request.headers,
+      });
+      return ok(request, await receiveWebhook(ctx, verified, request.log));
+    },
   );
 };

@@ -26,11 +26,17 @@ export async function saveCheckout(
   trx: Trx,
   tenant: Tenant,
   obligationId: string,
-  link: { id: string; url: string },
+  link: { id: string; url: string; provider: string; providerReference: string | null },
 ): Promise<void> {
   await trx
     .updateTable('obligations')
-    .set({ checkout_id: link.id, checkout_url: link.url, updated_at: tenant.clock.now().toISOString() })
+    .set({
+      checkout_id: link.id,
+      checkout_url: link.url,
+      checkout_provider: link.provider,
+      checkout_provider_reference: link.providerReference,
+      updated_at: tenant.clock.now().toISOString(),
+    })
     .where('id', '=', obligationId)
     .execute();
 }

@@ -134,6 +134,8 @@ export function obligationRow(
     remind_at: reminded ? stageStart(dueDate, 0, schedule.timezone) : null,
     checkout_id: null,
     checkout_url: null,
+    checkout_provider: null,
+    checkout_provider_reference: null,
     checkout_completed_at: null,
     created_at: now,
     updated_at: now,

@@ -21,8 +21,7 @@ export function toApi(row: ScheduleRow): Schedule {
     status: row.status,
     next_due_date: row.next_due_date,
     metadata: parseMetadata(row.metadata),
-    virtual_account:
-      row.virtual_account === null ? null : (JSON.parse(row.virtual_account) as VirtualAccount),
+    virtual_account: row.virtual_account === null ? null : accountOf(row.virtual_account),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -69,3 +68,9 @@ export const obligationChange = (o: ObligationsTable, previousAmount: number | n
   previous_amount: previousAmount,
   status: o.status,
 });
+
+/** The account as the API shows it: bank, number and name (the provider that gave it is kept beside them). */
+function accountOf(stored: string): VirtualAccount {
+  const { bank, number, name } = JSON.parse(stored) as VirtualAccount;
+  return { bank, number, name };
+}

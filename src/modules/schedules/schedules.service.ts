@@ -11,7 +11,10 @@ import { isCurrency } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { completeIfDone, syncWithPlan } from '../../money/index.js';
 import { recordEvent } from '../../outbox/outbox.js';
+import { ProviderCallError } from '../../ports/live-provider.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
+import { customerRow, payerEmailOf } from '../customers/customers.service.js';
+import { liveProvider, providerCallAnswer, railProvider } from '../providers/adapters.service.js';
 import type { TracksTable } from '../tracks/tracks.mapper.js';
 import { findTrack, findTrackForUpdate } from '../tracks/tracks.service.js';
 import * as obligations from './obligations.repository.js';
@@ -169,16 +172,34 @@ async function virtualAccountFor(
   input: ScheduleCreate,
 ) {
   if (input.collection_method !== 'gatewayB_virtual_account') return null;
-  const provider = ctx.ports.provider(auth.mode, RAIL_PROVIDER.gatewayB_virtual_account as string);
+  const provider = await railProvider(
+    ctx.db,
+    auth,
+    'virtual_account',
+    RAIL_PROVIDER.gatewayB_virtual_account as string,
+  );
   const plan = input.target_id ? await findTrack(ctx.db, auth, input.target_id) : undefined;
-  const payer = plan
-    ? await ctx.db
-        .selectFrom('customers')
-        .select('name')
-        .where('id', '=', plan.customer_id)
-        .executeTakeFirst()
-    : undefined;
-  return provider.virtualAccount({ reference: scheduleId, accountName: payer?.name ?? 'Collections' });
+  const payer = plan ? await customerRow(ctx.db, auth, plan.customer_id) : undefined;
+  const accountName = payer?.name ?? 'Collections';
+  const live = await liveProvider(ctx, auth, provider);
+  if (!live) {
+    const account = await ctx.ports
+      .provider(auth.mode, provider)
+      .virtualAccount({ reference: scheduleId, accountName });
+    return account && { ...account, provider };
+  }
+  try {
+    const account = await live.adapter.virtualAccount({
+      reference: scheduleId,
+      accountName,
+      payerEmail: payer ? payerEmailOf(payer) : `${scheduleId.toLowerCase()}@payers.paytrack.invalid`,
+      phone: payer?.phone ?? null,
+    });
+    return { ...account, provider };
+  } catch (error) {
+    if (error instanceof ProviderCallError) throw providerCallAnswer(error, provider, 'collection_method');
+    throw error;
+  }
 }
 
 export async function createSchedule(
@@ -313,7 +334,9 @@ export async function virtualAccountTarget(
   accountNumber: string,
 ): Promise<{ trackId: string } | { scheduleId: string } | null> {
   const schedule = await repo.findByVirtualAccount(trx, tenant, accountNumber);
-  if (!schedule || RAIL_PROVIDER[schedule.collection_method] !== provider) return null;
+  if (!schedule?.virtual_account) return null;
+  const account = JSON.parse(schedule.virtual_account) as { provider?: string };
+  if ((account.provider ?? RAIL_PROVIDER[schedule.collection_method]) !== provider) return null;
   if (schedule.track_id) return { trackId: schedule.track_id };
   return { scheduleId: schedule.id };
 }

@@ -114,6 +114,9 @@ export interface ObligationsTable {
   /** gatewayA_checkout: the provider's checkout for it, and when it was paid. */
   checkout_id: string | null;
   checkout_url: string | null;
+  /** The provider that made the checkout (null: the seed's gatewayA), and its own reference of it. */
+  checkout_provider: string | null;
+  checkout_provider_reference: string | null;
   checkout_completed_at: string | null;
   created_at: string;
   updated_at: string;
