@@ -198,8 +198,10 @@ export const createPaystackAdapter: AdapterFactory = (credentials, options = {})
           `/customer/authorization/verify/${encodeURIComponent(providerReference)}`,
         );
       } catch (error) {
+        // Paystack answers an authorization not completed (the payer still on its page, or gone) as not found:
+        // it is pending until it is active, and the mandate's consent window decides when to stop waiting.
         if (error instanceof ProviderCallError && !error.retryable && error.providerCode !== 'invalid_key') {
-          return { status: 'failed', reason: error.message };
+          return { status: 'pending' };
         }
         throw error;
       }
