@@ -1,4 +1,9 @@
-import type { AdapterFactory, LiveProviderAdapter, ProviderCredentials } from './live-provider.js';
+import type {
+  AdapterFactory,
+  AdapterOptions,
+  LiveProviderAdapter,
+  ProviderCredentials,
+} from './live-provider.js';
 import { createPaystackAdapter } from './paystack/adapter.js';
 import { createStripeAdapter } from './stripe/adapter.js';
 
@@ -12,7 +17,8 @@ const FACTORIES: Readonly<Record<string, AdapterFactory>> = {
 export function liveAdapterOf(
   provider: string,
   credentials: ProviderCredentials,
+  options: AdapterOptions = {},
 ): LiveProviderAdapter | null {
   const factory = Object.hasOwn(FACTORIES, provider) ? FACTORIES[provider] : undefined;
-  return factory ? factory(credentials) : null;
+  return factory ? factory(credentials, options) : null;
 }

@@ -34,6 +34,7 @@ export function createPorts(config: Readonly<Config>, charges?: ChargeRecord): P
     messages: (mode) => (mode === 'test' ? simulatedSender : liveMessages),
     provider: (mode, name) =>
       mode === 'test' ? simulatedProvider(name, charges, config.publicUrl) : unavailableProvider(name),
-    liveAdapter: liveAdapterOf,
+    liveAdapter: (name, credentials) =>
+      liveAdapterOf(name, credentials, { timeoutMs: config.providerTimeoutMs }),
   };
 }

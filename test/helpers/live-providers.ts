@@ -18,6 +18,7 @@ export function liveProviderApp(urls: { paystack?: string; stripe?: string }, no
     clock: new ManualClock(new Date(now)),
     env: {
       PAYTRACK_SECRET_KEY: SECRET_KEY,
+      PROVIDER_TIMEOUT_MS: '400',
       ...(urls.paystack ? { PAYSTACK_API_URL: urls.paystack } : {}),
       ...(urls.stripe ? { STRIPE_API_URL: urls.stripe } : {}),
     },

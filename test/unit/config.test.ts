@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       secretKeys: [],
       paystackApiUrl: 'https://api.paystack.co',
       stripeApiUrl: 'https://api.stripe.com',
+      providerTimeoutMs: 15_000,
     });
     assert.ok(Object.isFrozen(config));
   });
