@@ -12,6 +12,7 @@ import { modules } from './modules/index.js';
 import { registryOf } from './modules/manifest.js';
 import { createPorts, type Ports } from './ports/ports.js';
 import { chargeRecordIn } from './ports/simulated-charges.js';
+import { simulatorRecordsIn } from './ports/simulator-records.js';
 
 // Where the process is assembled: the modules' registry and the context every service and job receives. The app
 // (`app.ts`), the worker thread and the CLI build their context here.
@@ -34,7 +35,9 @@ export function createContext(options: ContextOptions): AppContext {
     db: options.db,
     dialect: options.dialect,
     clock,
-    ports: options.ports ?? createPorts(options.config, chargeRecordIn(options.db, clock)),
+    ports:
+      options.ports ??
+      createPorts(options.config, chargeRecordIn(options.db, clock), simulatorRecordsIn(options.db, clock)),
     registry,
     metrics: createMetrics(),
     keys: new KeyCache(clock),

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { Clock } from '../lib/clock.js';
 import type { Mode } from '../lib/tenant.js';
 import { liveAdapterOf } from './live-adapters.js';
 import { liveSender } from './live-messages.js';
@@ -11,6 +12,8 @@ import {
   simulatedProvider,
   unavailableProvider,
 } from './payment-providers.js';
+import { simulatedLiveAdapter } from './simulated-live.js';
+import type { SimulatorRecords } from './simulator-records.js';
 
 /**
  * The outside world, behind interfaces on the app context. Mail, messages and payment providers are chosen by
@@ -23,10 +26,18 @@ export interface Ports {
   provider(mode: Mode, name: string): PaymentProvider;
   /** A real provider's adapter with a workspace's credentials; null for a provider this server has none for. */
   liveAdapter(name: string, credentials: ProviderCredentials): LiveProviderAdapter | null;
+  /** Test mode's simulator of a real provider (no sandbox key given), on a tenant's clock. */
+  simulatedLive(name: 'paystack' | 'stripe', clock: Clock): LiveProviderAdapter;
+  /** What that simulator keeps; null where nothing is kept (unit tests). */
+  simulatorRecords: SimulatorRecords | null;
 }
 
 /** `charges`: where the test-mode provider keeps its charges (by idempotency key); none in unit tests. */
-export function createPorts(config: Readonly<Config>, charges?: ChargeRecord): Ports {
+export function createPorts(
+  config: Readonly<Config>,
+  charges?: ChargeRecord,
+  records?: SimulatorRecords,
+): Ports {
   const http = createOutboundHttp({ allowPrivate: config.webhookAllowPrivate });
   const liveMessages = liveSender(config);
   return {
@@ -34,6 +45,11 @@ export function createPorts(config: Readonly<Config>, charges?: ChargeRecord): P
     messages: (mode) => (mode === 'test' ? simulatedSender : liveMessages),
     provider: (mode, name) =>
       mode === 'test' ? simulatedProvider(name, charges, config.publicUrl) : unavailableProvider(name),
+    simulatorRecords: records ?? null,
+    simulatedLive: (name, clock) => {
+      if (!records) throw new Error('this context keeps no simulator records');
+      return simulatedLiveAdapter(name, { publicUrl: config.publicUrl, records, clock });
+    },
     liveAdapter: (name, credentials) =>
       liveAdapterOf(name, credentials, { timeoutMs: config.providerTimeoutMs }),
   };

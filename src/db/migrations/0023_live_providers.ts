@@ -5,7 +5,8 @@ import type { DialectName } from '../dialect.js';
  * Frozen. Live payment providers: a setting's credentials (sealed with PAYTRACK_SECRET_KEY) and the rails it
  * serves; the provider's own webhook events, kept once by their id; what a mandate's provider authorization and
  * payment method are; the provider's raw failure code beside an attempt's normalised one, and when a charge
- * whose outcome is not known yet is asked about; which provider made an obligation's checkout; which provider took a
+ * whose outcome is not known yet is asked about; which provider made an obligation's checkout; what the test-mode
+ * simulator of Paystack and Stripe keeps (authorizations, charges) to answer as they would; which provider took a
  * payment, under what reference, and where its refund stands.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types
@@ -27,6 +28,14 @@ export async function up(db: Kysely<any>, _dialect: DialectName): Promise<void> 
     .addColumn('detail', 'text')
     .addColumn('received_at', 'text', (column) => column.notNull())
     .addPrimaryKeyConstraint('provider_webhook_events_pk', ['setting_id', 'event_id'])
+    .execute();
+
+  await db.schema
+    .createTable('simulator_records')
+    .addColumn('key', 'text', (column) => column.primaryKey())
+    .addColumn('state', 'text', (column) => column.notNull())
+    .addColumn('created_at', 'text', (column) => column.notNull())
+    .addColumn('updated_at', 'text', (column) => column.notNull())
     .execute();
 
   for (const column of [

@@ -16,7 +16,8 @@ import { findMandate, mandateForCollection } from '../mandates/mandates.service.
 import type { Payment } from '../payments/payments.schemas.js';
 import { liveProvider } from '../providers/adapters.service.js';
 import { type CheckoutLink, checkoutLinkFor } from '../providers/checkout.service.js';
-import { type Handled, handledOf, isApproved } from '../providers/providers.service.js';
+import { type Handled, handledOf, isApproved, providerDisplayName } from '../providers/providers.service.js';
+import { remindToConfirmPayment } from '../reminders/reminders.service.js';
 import { claimCollection, saveCheckout } from '../schedules/index.js';
 import { findObligation } from '../schedules/obligations.service.js';
 import { findScheduleRow, OPEN_OBLIGATION } from '../schedules/schedules.service.js';
@@ -431,6 +432,10 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
         await inTransaction(ctx, (trx) => recordOutcome(trx, tenant, charged, result));
       } catch (error) {
         if (!(error instanceof AttemptAnswered)) throw error;
+        return;
+      }
+      if (result.status === 'failed' && result.code === 'authentication_required') {
+        await askPayerToConfirm(ctx, tenant, charged, mandate.payer_id);
       }
     });
   }
@@ -477,4 +482,34 @@ export async function chargeProcessing(
     updated_at: tenant.clock.now().toISOString(),
   });
   return kept !== undefined;
+}
+
+/**
+ * A charge the provider would not make without the payer: no retry (the payer would not see it), but a reminder
+ * now with a link to pay the obligation, from the provider serving the checkout rail (its checkout kept on the
+ * obligation, so that the money paid there pays it).
+ */
+async function askPayerToConfirm(ctx: AppContext, tenant: Tenant, attempt: AttemptsTable, payerId: string) {
+  const obligation = await findObligation(ctx.db, tenant, attempt.obligation_id);
+  if (!obligation || !OPEN_OBLIGATION.includes(obligation.status)) return;
+  let payLink = obligation.checkout_url;
+  if (!payLink && obligation.track_id !== null) {
+    const link = await checkoutLinkFor(ctx, tenant, obligation).catch((error: unknown) => {
+      if (error instanceof ProviderCallError) return null;
+      throw error;
+    });
+    if (link) {
+      await inTransaction(ctx, (trx) => saveCheckout(trx, tenant, obligation.id, link));
+      payLink = link.url;
+    }
+  }
+  await remindToConfirmPayment(ctx, tenant, {
+    customerId: payerId,
+    trackId: obligation.track_id,
+    obligationId: obligation.id,
+    amount: obligation.amount - obligation.amount_paid,
+    currency: obligation.currency,
+    provider: providerDisplayName(attempt.provider ?? ''),
+    payLink,
+  });
 }

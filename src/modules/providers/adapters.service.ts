@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
-import type { TenantRef } from '../../lib/tenant.js';
+import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { LiveProviderAdapter, ProviderCallError } from '../../ports/live-provider.js';
 import { liveProviderFacts, type Rail, railsOf } from './live-providers.js';
 import { findSetting, providerDisplayName } from './providers.service.js';
@@ -10,7 +10,8 @@ import type { ProviderSettingsTable } from './providers.table.js';
 /** A provider with a real adapter and this workspace's key for the tenant's mode: its sandbox in test mode. */
 export interface LiveProvider {
   name: string;
-  setting: ProviderSettingsTable;
+  /** Null for test mode's simulator of the provider (no sandbox key given). */
+  setting: ProviderSettingsTable | null;
   adapter: LiveProviderAdapter;
 }
 
@@ -32,18 +33,23 @@ export function adapterOfSetting(
 }
 
 /**
- * The real provider `provider` names for the tenant, when the workspace gave its key for this mode; null keeps
- * the simulator (test mode) or the unavailable provider (live mode) of `ctx.ports.provider`.
+ * The real provider `provider` names for the tenant, when the workspace gave its key for this mode (its sandbox
+ * in test mode); in test mode without a key, Paystack's and Stripe's simulator, which follows their flows. Null
+ * keeps the seed's simulator (test mode) or the unavailable provider (live mode) of `ctx.ports.provider`.
  */
 export async function liveProvider(
   ctx: AppContext,
-  tenant: TenantRef,
+  tenant: Tenant,
   provider: string,
   db: DbOrTrx = ctx.db,
 ): Promise<LiveProvider | null> {
   const setting = await findSetting(db, tenant, provider);
   const adapter = setting ? adapterOfSetting(ctx, setting) : null;
-  return setting && adapter ? { name: provider, setting, adapter } : null;
+  if (setting && adapter) return { name: provider, setting, adapter };
+  if (tenant.mode === 'test' && (provider === 'paystack' || provider === 'stripe')) {
+    return { name: provider, setting: null, adapter: ctx.ports.simulatedLive(provider, tenant.clock) };
+  }
+  return null;
 }
 
 /** The provider that serves a rail for the tenant (`provider set --rails`), or `fallback` when none was set. */

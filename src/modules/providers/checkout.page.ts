@@ -1,7 +1,7 @@
 import { contactHtml, escapeHtml, page } from '../../http/html-page.js';
 import { dayInWords } from '../../lib/in-words.js';
 import { formatMoney } from '../../lib/money.js';
-import type { CheckoutView, Instalment } from './checkout.service.js';
+import type { CheckoutReturn, CheckoutView, Instalment } from './checkout.service.js';
 
 /** A checkout page: its title as the heading, the business's name above the card, in its colour. */
 export function checkoutPage(title: string, body: string, view?: CheckoutView): string {
@@ -71,4 +71,23 @@ export function alreadyPaidBody(view: CheckoutView): string {
 
 export function noLongerDueBody(view: CheckoutView): string {
   return `<p>${escapeHtml(view.business.name)} no longer asks for ${escapeHtml(whatFor(view))}, due ${escapeHtml(dayInWords(view.dueDate))}, so it cannot be paid here and nothing was paid.</p>${contactHtml(view.business, 'If you think you owe it, contact')}`;
+}
+
+export const RETURN_TITLES: Record<CheckoutReturn, string> = {
+  paid: 'Payment received',
+  processing: 'Payment in progress',
+  not_paid: 'Not paid',
+  unknown: 'Payment being confirmed',
+};
+
+/** Back from the provider's checkout page: what the provider said of the payment. */
+export function returnBody(view: CheckoutView, outcome: CheckoutReturn): string {
+  const amount = money(view, view.amount);
+  const text: Record<CheckoutReturn, string> = {
+    paid: `Thank you: your payment of <strong>${amount}</strong> was received. ${escapeHtml(view.business.name)} records it in a moment.`,
+    processing: `Your payment of <strong>${amount}</strong> is being processed by your bank. It is recorded once it clears.`,
+    not_paid: `Your payment of <strong>${amount}</strong> did not go through, and nothing was taken. You can open the payment link again to retry.`,
+    unknown: `If you paid <strong>${amount}</strong>, it is recorded as soon as the payment provider confirms it.`,
+  };
+  return `<p>${text[outcome]}</p>${listOf(factsOf(view))}${contactHtml(view.business, 'Questions about this payment? Contact')}`;
 }

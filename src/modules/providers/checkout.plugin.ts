@@ -3,8 +3,16 @@ import type { AppContext } from '../../context.js';
 import { isCrossSitePost, pageHeaders } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
 import { AppError } from '../../lib/app-error.js';
-import { alreadyPaidBody, checkoutPage, noLongerDueBody, paidBody, payForm } from './checkout.page.js';
-import { type CheckoutView, payCheckout, showCheckout } from './checkout.service.js';
+import {
+  alreadyPaidBody,
+  checkoutPage,
+  noLongerDueBody,
+  paidBody,
+  payForm,
+  RETURN_TITLES,
+  returnBody,
+} from './checkout.page.js';
+import { type CheckoutView, payCheckout, returnFromCheckout, showCheckout } from './checkout.service.js';
 
 const CHECKOUT = /^chk_[A-Za-z0-9_-]{22}$/;
 
@@ -66,6 +74,16 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     if (view.state === 'paid') return alreadyPaid(reply, view);
     if (view.state === 'closed') return noLongerDue(reply, view);
     return send(reply, 200, `Pay ${view.business.name}`, payForm(view), view);
+  });
+
+  app.get<{ Params: { id: string } }>('/:id/return', { schema: { hide: true } }, async (request, reply) => {
+    const back = CHECKOUT.test(request.params.id)
+      ? await returnFromCheckout(ctx, request.params.id)
+      : undefined;
+    if (!back) return notFound(reply);
+    const { view, outcome } = back;
+    if (outcome === 'paid' && view.state === 'paid') return alreadyPaid(reply, view);
+    return send(reply, 200, RETURN_TITLES[outcome], returnBody(view, outcome), view);
   });
 
   app.post<{ Params: { id: string } }>('/:id', { schema: { hide: true } }, async (request, reply) => {

@@ -7,6 +7,7 @@ import { localDate } from '../../lib/calendar.js';
 import { toInstant } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { receiveForCheckout } from '../../money/index.js';
+import { ProviderCallError } from '../../ports/live-provider.js';
 import type { InboundNotification } from '../../ports/provider-notifications.js';
 import { getCustomerRow, payerEmailOf } from '../customers/customers.service.js';
 import { lockOpenCheckout } from '../schedules/index.js';
@@ -154,10 +155,19 @@ async function instalmentOf(ctx: AppContext, tenant: Tenant, obligation: Obligat
   return { number, of };
 }
 
-/** The simulated checkout behind a test-mode checkout page, and its tenant. */
-async function find(ctx: AppContext, checkoutId: string) {
+/** The simulated checkout behind a test-mode checkout page (or any checkout, `anyMode`), and its tenant. */
+async function find(ctx: AppContext, checkoutId: string, anyMode = false) {
   const obligation = await findObligationByCheckoutAnywhere(ctx.db, checkoutId);
-  if (obligation?.mode !== 'test') return undefined;
+  if (!obligation || (!anyMode && obligation.mode !== 'test')) return undefined;
+  // A real provider's checkout is paid on its own page, not on this one.
+  if (!anyMode && obligation.checkout_provider_reference !== null && obligation.checkout_provider !== null) {
+    const tenant = await loadTenant(ctx.db, ctx.clock, {
+      workspaceId: obligation.workspace_id,
+      mode: 'test',
+    });
+    const live = await liveProvider(ctx, tenant, obligation.checkout_provider);
+    if (live?.setting) return undefined;
+  }
   const tenant = await loadTenant(ctx.db, ctx.clock, { workspaceId: obligation.workspace_id, mode: 'test' });
   const business = await businessCard(ctx.db, obligation.workspace_id);
   const plan = obligation.track_id ? await getTrackRow(ctx.db, tenant, obligation.track_id) : undefined;
@@ -202,7 +212,7 @@ export async function payCheckout(
       return { state: now ? stateOf(now) : 'closed', handled: null };
     }
     const handled = await checkoutPaid(trx, tenant, checkoutId, {
-      provider: CHECKOUT_PROVIDER,
+      provider: open.checkout_provider ?? CHECKOUT_PROVIDER,
       amount: open.amount - open.amount_paid,
       currency: open.currency,
       paidAt: tenant.clock.now().toISOString(),
@@ -211,4 +221,39 @@ export async function payCheckout(
     return { state: 'paid' as const, handled };
   });
   return { ...paid, view };
+}
+
+/** What the payer sees back from a provider's checkout page: what the provider says of the payment. */
+export type CheckoutReturn = 'paid' | 'processing' | 'not_paid' | 'unknown';
+
+/**
+ * The page a provider's checkout sends the payer back to (`/checkout/<id>/return`): it asks the provider where
+ * the payment stands and says so. The money itself is recorded from the provider's webhook, which carries it.
+ */
+export async function returnFromCheckout(
+  ctx: AppContext,
+  checkoutId: string,
+): Promise<{ view: CheckoutView; outcome: CheckoutReturn } | undefined> {
+  const found = await find(ctx, checkoutId, true);
+  if (!found) return undefined;
+  const { obligation, tenant, view } = found;
+  if (view.state === 'paid') return { view, outcome: 'paid' };
+  const live = obligation.checkout_provider
+    ? await liveProvider(ctx, tenant, obligation.checkout_provider)
+    : null;
+  const reference = obligation.checkout_provider_reference;
+  if (!live || !reference) return { view, outcome: 'unknown' };
+  const answer = await live.adapter.lookupCheckout(reference).catch((error: unknown) => {
+    if (error instanceof ProviderCallError) return { status: 'unknown' as const };
+    throw error;
+  });
+  const outcome: CheckoutReturn =
+    answer.status === 'succeeded'
+      ? 'paid'
+      : answer.status === 'processing'
+        ? 'processing'
+        : answer.status === 'failed'
+          ? 'not_paid'
+          : 'unknown';
+  return { view, outcome };
 }

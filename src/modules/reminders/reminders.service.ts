@@ -6,12 +6,14 @@ import { AppError, fieldError, invalidState, notFound } from '../../lib/app-erro
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { toInstant } from '../../lib/instant.js';
+import { formatMoney } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import type { Channel } from '../../ports/messages.js';
 import { type CustomersTable, getCustomerRow } from '../customers/customers.service.js';
 import type { ReminderStage } from '../schedules/index.js';
 import { findObligation } from '../schedules/index.js';
 import { findTrack } from '../tracks/index.js';
+import { businessCard } from '../workspaces/workspaces.service.js';
 import { factsOf, loadSubject } from './reminders.facts.js';
 import { sendRemindersJob } from './reminders.job.js';
 import { logToApi, toApi } from './reminders.mapper.js';
@@ -218,5 +220,47 @@ export async function sendReminders(
       });
     }
     return { queued: ids.length, reminderIds: ids };
+  });
+}
+
+/**
+ * An automatic payment the provider would not take without the payer (`authentication_required`): a reminder
+ * goes at once, with a link to pay the obligation (or, without one, a request to get in touch), instead of a
+ * retry the payer would never see.
+ */
+export async function remindToConfirmPayment(
+  ctx: AppContext,
+  tenant: Tenant,
+  target: {
+    customerId: string;
+    trackId: string | null;
+    obligationId: string;
+    amount: number;
+    currency: string;
+    provider: string;
+    payLink: string | null;
+  },
+): Promise<Reminder | null> {
+  return inTransaction(ctx, async (trx) => {
+    const customer = await getCustomerRow(trx, tenant, target.customerId);
+    const channel = defaultChannel(customer);
+    const recipient = recipientOf(customer, channel);
+    if (!recipient || customer.status === 'archived') return null;
+    const business = await businessCard(trx, tenant.workspaceId);
+    const owed = formatMoney(target.amount, target.currency);
+    const how = target.payLink ? `Pay here: ${target.payLink}` : `Please contact ${business.name} to pay.`;
+    const row = await reminderRow(trx, tenant, {
+      customer,
+      trackId: target.trackId,
+      obligationId: target.obligationId,
+      channel,
+      recipient,
+      message: `${business.name}: your payment of ${owed} could not be taken automatically, because ${target.provider} needs you to confirm it. ${how}`,
+      sendAt: tenant.clock.now().toISOString(),
+      source: 'schedule',
+      stage: null,
+    });
+    await repo.insert(trx, row);
+    return toApi(row);
   });
 }
