@@ -23,9 +23,11 @@ async function freePort(): Promise<number> {
 }
 
 /** The test app listening on a free port of loopback (its PUBLIC_URL), and Debian's Chromium, headless. */
-export async function serveAndBrowse(): Promise<{ t: TestApp; browser: Browser }> {
+export async function serveAndBrowse(
+  env: Record<string, string> = {},
+): Promise<{ t: TestApp; browser: Browser }> {
   const port = await freePort();
-  const t = await buildTestApp({ env: { PUBLIC_URL: `http://127.0.0.1:${port}` } });
+  const t = await buildTestApp({ env: { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` } });
   await t.app.listen({ port, host: '127.0.0.1' });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

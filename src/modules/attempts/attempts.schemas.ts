@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PaginationQuery } from '../../http/envelope.js';
+import { failureCodeDescription } from '../../ports/failure-tables.js';
 import { FAILURE_CODES } from '../../ports/payment-providers.js';
 import { Instant, Nullable } from '../shared.schemas.js';
 import { ATTEMPT_STATUSES, BLOCKED_REASONS, NO_RETRY_REASONS } from './attempts.table.js';
@@ -47,7 +48,7 @@ export const Attempt = Type.Object(
       maximum: 4,
       description: '1 for the first try; retries 2 to 4.',
     }),
-    failure_code: Nullable(Type.Enum(FAILURE_CODES)),
+    failure_code: Nullable(Type.Enum(FAILURE_CODES, { description: failureCodeDescription() })),
     failure_message: Nullable(Type.String()),
     next_retry_at: Nullable({
       ...Instant,
