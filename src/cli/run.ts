@@ -7,6 +7,7 @@ import { keyListCommand } from './key-list.js';
 import { keyRevokeCommand } from './key-revoke.js';
 import { migrateCommand } from './migrate.js';
 import { providerListCommand } from './provider-list.js';
+import { providerResealCommand } from './provider-reseal.js';
 import { providerSetCommand } from './provider-set.js';
 import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
@@ -28,6 +29,7 @@ const COMMANDS: readonly Command[] = [
   keyRevokeCommand,
   providerSetCommand,
   providerListCommand,
+  providerResealCommand,
   jobsCommand,
 ];
 

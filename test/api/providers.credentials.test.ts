@@ -254,4 +254,63 @@ describe('provider credentials: set from files, sealed at rest, listed by their 
     assert.notEqual(malformed.code, 0);
     assert.match(malformed.stderr, /PAYTRACK_SECRET_KEY must be 32 random bytes in base64/);
   });
+
+  test('a rotation seals every key again under the new PAYTRACK_SECRET_KEY', async () => {
+    const ws = await workspace();
+    await cliJson(
+      env,
+      'provider',
+      'set',
+      '--workspace',
+      ws,
+      '--provider',
+      'stripe',
+      '--mode',
+      'test',
+      '--secret-key-file',
+      file('rk', STRIPE_KEY),
+      '--webhook-secret-file',
+      file('rw', STRIPE_WHSEC),
+      '--json',
+    );
+    const newKey = randomBytes(32).toString('base64');
+    const rotating = {
+      ...env,
+      PAYTRACK_SECRET_KEY: newKey,
+      PAYTRACK_SECRET_KEY_PREVIOUS: env.PAYTRACK_SECRET_KEY,
+    };
+    const resealed = await cliJson(rotating, 'provider', 'reseal', '--json');
+    assert.ok(resealed.resealed >= 1);
+    assert.deepEqual(await cliJson(rotating, 'provider', 'reseal', '--json'), { resealed: 0 });
+    const rotated = { ...env, PAYTRACK_SECRET_KEY: newKey };
+    const after = await cli(
+      rotated,
+      'provider',
+      'set',
+      '--workspace',
+      ws,
+      '--provider',
+      'stripe',
+      '--mode',
+      'test',
+      '--approved',
+    );
+    assert.equal(after.code, 0, after.stderr);
+    const old = await cli(
+      env,
+      'provider',
+      'set',
+      '--workspace',
+      ws,
+      '--provider',
+      'stripe',
+      '--mode',
+      'test',
+      '--approved',
+    );
+    assert.equal(old.code, 1);
+    assert.match(old.stderr, /sealed with another PAYTRACK_SECRET_KEY/);
+    // The other tests of this file go on under the new key.
+    env.PAYTRACK_SECRET_KEY = newKey;
+  });
 });

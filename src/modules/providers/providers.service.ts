@@ -265,3 +265,39 @@ export function handledOf(received: Received): Handled {
       : null,
   };
 }
+
+/**
+ * Seals every stored key again under the current PAYTRACK_SECRET_KEY (a rotation: the old key given as
+ * PAYTRACK_SECRET_KEY_PREVIOUS opens them). Each setting changes only while it still holds what was read.
+ * Returns how many settings were sealed again.
+ */
+export async function resealSecrets(db: Db, secrets: SecretBox, clock: Clock): Promise<number> {
+  const settings = await db
+    .selectFrom('provider_settings')
+    .select(['id', 'secret_key', 'webhook_secret'])
+    .where((eb) => eb.or([eb('secret_key', 'is not', null), eb('webhook_secret', 'is not', null)]))
+    .execute();
+  let resealed = 0;
+  for (const setting of settings) {
+    const stale = [setting.secret_key, setting.webhook_secret].some(
+      (sealed) => sealed !== null && !secrets.isCurrent(sealed),
+    );
+    if (!stale) continue;
+    const again = (sealed: string | null) => (sealed === null ? null : secrets.seal(secrets.open(sealed)));
+    let update = db
+      .updateTable('provider_settings')
+      .set({
+        secret_key: again(setting.secret_key),
+        webhook_secret: again(setting.webhook_secret),
+        updated_at: clock.now().toISOString(),
+      })
+      .where('id', '=', setting.id);
+    update =
+      setting.secret_key === null
+        ? update.where('secret_key', 'is', null)
+        : update.where('secret_key', '=', setting.secret_key);
+    const done = await update.executeTakeFirst();
+    resealed += Number(done.numUpdatedRows);
+  }
+  return resealed;
+}
