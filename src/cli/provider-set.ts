@@ -143,7 +143,7 @@ activates the live mandates that wait for it.`,
     } else {
       println(io.stdout, `Notifications: POST ${view.notificationUrl}`);
     }
-    if (created) {
+    if (created && !view.liveAdapter) {
       println(io.stdout, 'Notification secret, shown only this once (the provider signs with it):');
       println(io.stdout);
       println(io.stdout, `    ${setting.notification_secret}`);

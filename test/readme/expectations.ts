@@ -196,6 +196,44 @@ export const expectations: Record<string, Expectation> = {
     assert.equal(lines.length, items.length, 'one line per payment');
   },
 
+  'paystack-keys'(stdout) {
+    assert.ok(!stdout.includes('sk_test_4eC39HqLyjWDarjtT1zdp7dc0123456789ab'), 'the key is never printed');
+    assert.match(stdout, /key …89ab/);
+    assert.match(
+      stdout,
+      /Register this webhook URL with paystack: http:\/\/\S+\/api\/v1\/provider-webhooks\/\S+/,
+    );
+    assert.match(
+      stdout,
+      /paystack\s+test\s+checkout,virtual_account,debit\s+no\s+…89ab\s+http\S+\/provider-webhooks\//,
+    );
+  },
+
+  async 'paystack-simulated'(stdout) {
+    assert.match(stdout, /http:\/\/\S+\/simulator\/authorize\/sim_auth_man_[0-9A-Z]{26}/);
+    assert.match(stdout, /<h1>You approved automatic payments to Mama Put Stores<\/h1>/);
+    const mandate = ok(answers(stdout).at(-1));
+    assert.equal(mandate.status, 'active');
+    assert.equal(mandate.provider, 'paystack');
+    assert.deepEqual(mandate.payment_method, {
+      type: 'direct_debit',
+      bank: 'Test Bank (simulated)',
+      last4: '0000',
+    });
+  },
+
+  'stripe-keys'(stdout) {
+    assert.ok(!/sk_test_51Nb2example|whsec_example/.test(stdout), 'neither secret is printed');
+    const [setting] = answers(stdout);
+    assert.equal(setting.provider, 'stripe');
+    assert.equal(setting.keyLast4, 'wxyz');
+    assert.equal(setting.webhookSecretSet, true);
+    assert.match(setting.webhookUrl, /\/api\/v1\/provider-webhooks\/\S+$/);
+    assert.deepEqual(setting.rails_moved_from, ['paystack']);
+    assert.match(stdout, /'paystack', 'virtual_account', '89ab'/);
+    assert.match(stdout, /'stripe', 'checkout,debit', 'wxyz'/);
+  },
+
   cli(stdout) {
     const lines = stdout.trim().split('\n');
     const created = JSON.parse(lines.at(-1) ?? '{}');
