@@ -63,7 +63,8 @@ export interface ChargeRequest {
 }
 
 export type LiveChargeResult =
-  | { status: 'succeeded'; providerReference: string }
+  /** `amount` and `currency` (ours) when the provider's answer says what was paid (a checkout's lookup). */
+  | { status: 'succeeded'; providerReference: string; amount?: number; currency?: string }
   /** Asynchronous (bank debits): the provider's webhook says later. */
   | { status: 'processing'; providerReference: string }
   | {

@@ -255,6 +255,8 @@ test('checkout: paid on the hosted page, its webhook is charge.succeeded on the 
   assert.deepEqual(await adapter.lookupCheckout(checkout.id), {
     status: 'succeeded',
     providerReference: checkout.id,
+    amount: 250_000,
+    currency: 'NGN',
   });
 });
 

@@ -372,6 +372,8 @@ describe('Stripe checkout (payment mode)', () => {
     assert.deepEqual(await stripe.lookupCheckout(checkout.id), {
       status: 'succeeded',
       providerReference: intentId,
+      amount: 12_500,
+      currency: 'EUR',
     });
     assert.deepEqual(await stripe.lookupCheckout('cs_test_missing'), { status: 'not_found' });
   });

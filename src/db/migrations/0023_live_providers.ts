@@ -43,6 +43,7 @@ export async function up(db: Kysely<any>, _dialect: DialectName): Promise<void> 
     'authorization_url',
     'provider_reference',
     'customer_reference',
+    'payer_email',
     'payment_method_type',
     'payment_method_bank',
     'payment_method_last4',

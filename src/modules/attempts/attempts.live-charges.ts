@@ -51,6 +51,7 @@ export interface MandateToCharge {
   provider_reference: string | null;
   provider_mandate_id: string | null;
   customer_reference: string | null;
+  payer_email: string | null;
 }
 
 async function record(
@@ -98,7 +99,7 @@ export async function chargeLive(
     attemptId: attempt.id,
     authorization: mandate.provider_reference ?? mandate.provider_mandate_id ?? '',
     customerReference: mandate.customer_reference,
-    payerEmail: payerEmailOf(payer),
+    payerEmail: mandate.payer_email ?? payerEmailOf(payer),
     amount: attempt.amount,
     currency: attempt.currency,
   });

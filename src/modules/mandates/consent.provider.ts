@@ -40,12 +40,13 @@ export async function sendToProvider(
     ? await findScheduleRow(ctx.db, tenant, mandate.schedule_id)
     : undefined;
   const returnUrl = returnUrlOf(ctx.config.publicUrl, token);
+  const payerEmail = payerEmailOf(payer);
   let started: { url: string; providerReference: string };
   try {
     started = await live.adapter.startAuthorization({
       mandateId: mandate.id,
       payerName: payer.name,
-      payerEmail: payerEmailOf(payer),
+      payerEmail,
       amount: schedule?.fixed_amount ?? null,
       currency: schedule?.currency ?? (await defaultCurrencyOf(ctx.db, tenant.workspaceId)),
       returnUrl,
@@ -63,6 +64,7 @@ export async function sendToProvider(
     {
       authorization_reference: started.providerReference,
       authorization_url: started.url,
+      payer_email: payerEmail,
       updated_at: tenant.clock.now().toISOString(),
     },
     { consented: true },

@@ -1,10 +1,17 @@
-import { sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import { type DialectName, forUpdate } from '../../db/dialect.js';
-import type { DbOrTrx } from '../../db/schema.js';
+import type { Database, DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { MandateListQuery } from './mandates.schemas.js';
 import type { MandateStatus, MandatesTable } from './mandates.table.js';
+
+/**
+ * A pending mandate still waiting for the payer's answer: not consented yet, or consented and sent to a real
+ * provider's authorization that has not confirmed it. Either expires with its consent link.
+ */
+const unanswered = (eb: ExpressionBuilder<Database, 'mandates'>) =>
+  eb.or([eb('consented_at', 'is', null), eb('authorization_reference', 'is not', null)]);
 
 export function insert(db: DbOrTrx, row: MandatesTable) {
   return db.insertInto('mandates').values(row).execute();
@@ -39,7 +46,12 @@ export function updateIn(
   id: string,
   from: readonly MandateStatus[],
   changes: Partial<MandatesTable>,
-  extra: { awaitingConsent?: boolean; consented?: boolean; formTokenHash?: string } = {},
+  extra: {
+    awaitingConsent?: boolean;
+    awaitingAnswer?: boolean;
+    consented?: boolean;
+    formTokenHash?: string;
+  } = {},
 ) {
   let q = db
     .updateTable('mandates')
@@ -48,6 +60,7 @@ export function updateIn(
     .where(inTenant(tenant))
     .where('status', 'in', from);
   if (extra.awaitingConsent) q = q.where('consented_at', 'is', null);
+  if (extra.awaitingAnswer) q = q.where(unanswered);
   if (extra.consented) q = q.where('consented_at', 'is not', null);
   if (extra.formTokenHash !== undefined) q = q.where('form_token_hash', '=', extra.formTokenHash);
   return q.returningAll().executeTakeFirst();
@@ -71,7 +84,7 @@ export function expiring(db: DbOrTrx, group: TenantGroup, now: string, limit: nu
     .select(['id', 'workspace_id'])
     .where(inTenantGroup(group))
     .where('status', '=', 'pending')
-    .where('consented_at', 'is', null)
+    .where(unanswered)
     .where('consent_expires_at', '<=', now)
     .orderBy('consent_expires_at')
     .limit(limit)
@@ -85,7 +98,7 @@ export async function nextExpiring(db: DbOrTrx, group: TenantGroup, now: string)
     .select((eb) => eb.fn.min('consent_expires_at').as('next'))
     .where(inTenantGroup(group))
     .where('status', '=', 'pending')
-    .where('consented_at', 'is', null)
+    .where(unanswered)
     .where('consent_expires_at', '>', now)
     .executeTakeFirst();
   return row?.next ?? null;
@@ -101,7 +114,9 @@ export function awaitingActivation(db: DbOrTrx, group: TenantGroup, limit: numbe
     .select(['id', 'workspace_id'])
     .where(inTenantGroup(group))
     .where('status', '=', 'pending')
-    .where('consented_at', 'is not', null);
+    .where('consented_at', 'is not', null)
+    // Sent to a real provider's authorization: active when the provider confirms, not by registration.
+    .where('authorization_reference', 'is', null);
   if (group.mode === 'live') {
     q = q.where(
       sql<boolean>`exists (select 1 from provider_settings s where s.workspace_id = mandates.workspace_id and s.mode = mandates.mode and s.provider = mandates.provider and s.approved = 1)`,

@@ -12,6 +12,7 @@ import type { AuthorizationState } from '../../ports/live-provider.js';
 import type { AuthContext } from '../api-keys/api-keys.service.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import { appendEntry } from '../ledger/ledger.service.js';
+import { liveProvider } from '../providers/adapters.service.js';
 import { isApproved } from '../providers/providers.service.js';
 import { findScheduleForUpdate, findScheduleRow } from '../schedules/schedules.service.js';
 import { findTrack } from '../tracks/tracks.service.js';
@@ -102,6 +103,7 @@ export async function createMandate(
       authorization_url: null,
       provider_reference: null,
       customer_reference: null,
+      payer_email: null,
       payment_method_type: null,
       payment_method_bank: null,
       payment_method_last4: null,
@@ -277,6 +279,8 @@ const ACTIVATION_TRIES = 3;
 export async function registerAndActivate(ctx: AppContext, tenant: Tenant, id: string): Promise<boolean> {
   const mandate = await repo.findById(ctx.db, tenant, id);
   if (mandate?.status !== 'pending' || mandate.consented_at === null) return false;
+  // A real provider's mandate is active when the provider confirms the payer's authorization, not before.
+  if (await liveProvider(ctx, tenant, mandate.provider)) return false;
   if (!(await isApproved(ctx.db, tenant, mandate.provider))) return false;
   const payer = await getCustomerRow(ctx.db, tenant, mandate.payer_id);
   const schedule = mandate.schedule_id

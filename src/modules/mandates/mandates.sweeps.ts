@@ -27,7 +27,7 @@ export const consentExpirySweep: SweepDefinition = {
             found.id,
             ['pending'],
             { status: 'expired', form_token_hash: null, updated_at: now },
-            { awaitingConsent: true },
+            { awaitingAnswer: true },
           );
           if (row) await recordEvent(trx, tenant, 'mandate.expired', toApi(row), { status: 'pending' });
           return row !== undefined;

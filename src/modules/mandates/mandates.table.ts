@@ -39,6 +39,8 @@ export interface MandatesTable {
   provider_reference: string | null;
   /** The payer at the provider (a customer code or id). */
   customer_reference: string | null;
+  /** The e-mail the provider's authorization was made for: Paystack charges it under that address only. */
+  payer_email: string | null;
   payment_method_type: string | null;
   payment_method_bank: string | null;
   payment_method_last4: string | null;

@@ -60,6 +60,13 @@ async function settleRefund(
     if (row) await recordEvent(trx, tenant, 'payment.refund_failed', refundOf(row));
     return { row: row ?? payment, changed: row !== undefined };
   }
+  // A late word that a refund which has since failed was pending changes nothing; a new refund may follow one.
+  if (
+    payment.refund_status === 'failed' &&
+    (reference === null || reference === payment.refund_provider_reference)
+  ) {
+    return { row: payment, changed: false };
+  }
   const row = await repo.setRefund(trx, tenant, payment.id, [null, 'pending', 'failed'], {
     refund_status: 'pending',
     refund_provider_reference: reference,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { localDate } from '../../lib/calendar.js';
@@ -228,7 +229,8 @@ export type CheckoutReturn = 'paid' | 'processing' | 'not_paid' | 'unknown';
 
 /**
  * The page a provider's checkout sends the payer back to (`/checkout/<id>/return`): it asks the provider where
- * the payment stands and says so. The money itself is recorded from the provider's webhook, which carries it.
+ * the payment stands and says so. Money the provider says was paid is recorded here too, under the provider's
+ * reference of it, so that its webhook (lost, or late) and this page record it once between them.
  */
 export async function returnFromCheckout(
   ctx: AppContext,
@@ -247,6 +249,25 @@ export async function returnFromCheckout(
     if (error instanceof ProviderCallError) return { status: 'unknown' as const };
     throw error;
   });
+  if (answer.status === 'succeeded' && answer.amount !== undefined && answer.currency !== undefined) {
+    const { amount, currency, providerReference } = answer;
+    const provider = live.name;
+    await inTransaction(ctx, (trx) =>
+      checkoutPaid(trx, tenant, checkoutId, {
+        provider,
+        amount,
+        currency,
+        paidAt: tenant.clock.now().toISOString(),
+        reference: `${provider}:${providerReference}`,
+        providerReference,
+      }),
+    ).catch((error: unknown) => {
+      // The webhook recorded it at the same moment, under the same reference.
+      if (!isUniqueViolation(error)) throw error;
+    });
+    const now = await find(ctx, checkoutId, true);
+    return { view: now?.view ?? view, outcome: 'paid' };
+  }
   const outcome: CheckoutReturn =
     answer.status === 'succeeded'
       ? 'paid'

@@ -196,8 +196,11 @@ export async function receiveWebhook(
   });
   const receipts: WebhookEventReceipt[] = [];
   for (const event of events) {
+    // Paystack's refund events carry no id of their own: two refunds' events may share the id derived for them.
+    // Their handling is conditional on where the refund stands, so they are acted on however often they come.
+    const replayable = !event.kind.startsWith('refund.');
     const seen = await findEvent(ctx.db, setting.id, event.eventId);
-    if (seen) {
+    if (seen && replayable) {
       receipts.push({
         id: seen.event_id,
         type: seen.type,
@@ -235,7 +238,8 @@ export async function receiveWebhook(
             .values(row)
             .onConflict((oc) => oc.columns(['setting_id', 'event_id']).doNothing())
             .executeTakeFirst();
-          if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+          const fresh = Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+          if (!fresh && replayable) {
             const first = await findEvent(trx, setting.id, event.eventId);
             return {
               id: event.eventId,
@@ -257,7 +261,7 @@ export async function receiveWebhook(
             .execute();
           if (outcome === 'ignored')
             log.info({ providerEvent: event.providerType, settingId: setting.id }, 'provider event not used');
-          return { id: event.eventId, type: event.providerType, outcome, detail, replayed: false };
+          return { id: event.eventId, type: event.providerType, outcome, detail, replayed: !fresh };
         }),
       );
     } catch (error) {

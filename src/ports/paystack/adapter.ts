@@ -154,7 +154,13 @@ export const createPaystackAdapter: AdapterFactory = (credentials, options = {})
       throw error;
     }
     const transaction = succeeded(answer);
-    if (transaction) return transactionResult(transaction, abandoned);
+    if (transaction) {
+      const result = transactionResult(transaction, abandoned);
+      // A checkout's lookup says what was paid, so that it can be recorded without the webhook.
+      return result.status === 'succeeded' && abandoned === 'processing'
+        ? { ...result, amount: Number(transaction.amount), currency: transaction.currency }
+        : result;
+    }
     const notFound = /reference not found/i.test(answer.body?.message ?? '');
     if (answer.httpStatus === 404 || (answer.httpStatus === 400 && notFound)) return { status: 'not_found' };
     return { status: 'unknown', message: `Paystack verify: ${describeAnswer(answer)}` };

@@ -7,7 +7,7 @@ import {
   type LiveProviderAdapter,
   ProviderCallError,
 } from '../live-provider.js';
-import { belowStripeMinimum, toStripeAmount } from './amounts.js';
+import { belowStripeMinimum, fromStripeAmount, toStripeAmount } from './amounts.js';
 import { isTransient, toCallError } from './errors.js';
 import { stripeFailure } from './failures.js';
 import { summarizePaymentMethod } from './payment-method.js';
@@ -327,8 +327,16 @@ export const createStripeAdapter: AdapterFactory = (credentials, options = {}) =
       }
       const intent = session.payment_intent;
       const intentId = idOf(intent);
-      if (session.payment_status === 'paid' && intentId)
-        return { status: 'succeeded', providerReference: intentId };
+      if (session.payment_status === 'paid' && intentId) {
+        const currency = (session.currency ?? '').toUpperCase();
+        return {
+          status: 'succeeded',
+          providerReference: intentId,
+          ...(session.amount_total !== null && currency
+            ? { amount: fromStripeAmount(session.amount_total, currency), currency }
+            : {}),
+        };
+      }
       if (session.status === 'expired') {
         return failedCharge('declined', 'expired', 'The checkout expired unpaid.', false, intentId);
       }

@@ -66,15 +66,19 @@ export const STRIPE_FAILURES: Readonly<Record<string, StripeFailure>> = {
   amount_too_large: fail('declined', false),
 };
 
-/** The mapping for an error's `decline_code` or `code`; a refusal we do not know is a plain decline. */
+/**
+ * The mapping for an error's `decline_code` or `code`; a refusal we do not know is a plain decline. The raw code
+ * kept is the bank's `decline_code` whenever there is one (it says more than `card_declined`).
+ */
 export function stripeFailure(
   declineCode: string | null | undefined,
   code: string | null | undefined,
 ): StripeFailure & { providerCode: string } {
+  const providerCode = declineCode || code || 'unknown';
   for (const candidate of [declineCode, code]) {
     const found =
       candidate && Object.hasOwn(STRIPE_FAILURES, candidate) ? STRIPE_FAILURES[candidate] : undefined;
-    if (candidate && found) return { ...found, providerCode: candidate };
+    if (candidate && found) return { ...found, providerCode };
   }
-  return { ...fail('declined', false), providerCode: declineCode || code || 'unknown' };
+  return { ...fail('declined', false), providerCode };
 }
