@@ -261,7 +261,13 @@ export async function receiveWebhook(
             .execute();
           if (outcome === 'ignored')
             log.info({ providerEvent: event.providerType, settingId: setting.id }, 'provider event not used');
-          return { id: event.eventId, type: event.providerType, outcome, detail, replayed: !fresh };
+          return {
+            id: event.eventId,
+            type: event.providerType,
+            outcome,
+            detail,
+            replayed: !fresh && outcome === 'already_recorded',
+          };
         }),
       );
     } catch (error) {
