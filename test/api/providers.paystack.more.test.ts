@@ -7,9 +7,15 @@ import { type PaystackChargeOutcome, type PaystackFake, startPaystackFake } from
 import type { Client } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { newSchedule, threeMonthlyDebits } from '../helpers/collections.js';
-import { answer, formTokenOf, openPage, pathOf } from '../helpers/consent.js';
 import { newCustomer, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
-import { continueLinkOf, deliver, liveProviderApp, setProviderKey } from '../helpers/live-providers.js';
+import {
+  consentToProvider,
+  deliver,
+  liveProviderApp,
+  onProviderPage,
+  payerAddress,
+  setProviderKey,
+} from '../helpers/live-providers.js';
 
 const NOW = '2028-01-20T12:00:00.000Z';
 const DUE = '2028-01-25T00:00:00Z';
@@ -74,40 +80,11 @@ const chargeCalls = (fake: PaystackFake, attemptId: string) =>
       (r.body as Row).reference === paystackRef(attemptId),
   ).length;
 
-let payers = 0;
-
-/**
- * The payer approves on our consent page, authorises on Paystack's page and comes back to ours. Each payer has an
- * address of their own: the consent pages are rate limited per address, and this file makes many mandates.
- */
+/** The payer approves on our consent page, authorises on Paystack's page and comes back to ours. */
 async function authorizeAtPaystack(t: TestApp, consentUrl: string) {
-  payers += 1;
-  const address = `198.51.100.${payers % 250}`;
-  const path = pathOf(consentUrl);
-  const page = await openPage(t, path, address);
-  assert.equal(page.statusCode, 200, page.body);
-  const approved = await answer(
-    t,
-    path,
-    { decision: 'approve', form_token: formTokenOf(page.body) },
-    {},
-    address,
-  );
-  assert.equal(approved.statusCode, 200, approved.body);
-  const hosted = continueLinkOf(approved.body);
-  const sent = await fetch(hosted, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'action=authorize',
-    redirect: 'manual',
-  });
-  assert.equal(sent.status, 303, await sent.text());
-  const back = new URL(sent.headers.get('location') as string);
-  const landed = await t.app.inject({
-    method: 'GET',
-    url: `${back.pathname}${back.search}`,
-    remoteAddress: address,
-  });
+  const address = payerAddress();
+  const hosted = await consentToProvider(t, consentUrl, address);
+  const landed = await onProviderPage(t, hosted, ['action', 'authorize'], address);
   assert.equal(landed.statusCode, 200, landed.body);
 }
 

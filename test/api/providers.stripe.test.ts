@@ -11,13 +11,14 @@ import {
 import type { Client } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { newSchedule, threeMonthlyDebits } from '../helpers/collections.js';
-import { answer, formTokenOf, openPage, pathOf } from '../helpers/consent.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
 import {
-  continueLinkOf,
+  consentToProvider,
   deliver,
   getMandate,
   liveProviderApp,
+  onProviderPage,
+  payerAddress,
   setProviderKey,
 } from '../helpers/live-providers.js';
 
@@ -134,35 +135,6 @@ async function stripeWorkspace(app = t, fake = stripe, mode: 'test' | 'live' = '
   return { ...ws, setting };
 }
 
-/** Each payer browses from an address of their own: our pages limit each address to 30 requests a minute. */
-let payers = 0;
-const payerAddress = () => `198.51.${100 + Math.floor(payers / 250)}.${(payers++ % 250) + 1}`;
-
-/** The payer approves on our consent page; returns the link to Stripe's hosted page. */
-async function approveConsent(app: TestApp, consentUrl: string, address: string): Promise<string> {
-  const path = pathOf(consentUrl);
-  const page = await openPage(app, path, address);
-  assert.equal(page.statusCode, 200, page.body);
-  const fields = { decision: 'approve', form_token: formTokenOf(page.body) };
-  const answered = await answer(app, path, fields, {}, address);
-  assert.equal(answered.statusCode, 200, answered.body);
-  return continueLinkOf(answered.body);
-}
-
-/** The payer on Stripe's hosted page submits `field`, follows Stripe's redirect back, and sees our page. */
-async function onStripePage(app: TestApp, hosted: string, field: [string, string], address: string) {
-  assert.equal((await fetch(hosted)).status, 200);
-  const sent = await fetch(hosted, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams([field]).toString(),
-    redirect: 'manual',
-  });
-  assert.equal(sent.status, 303, await sent.text());
-  const back = new URL(sent.headers.get('location') as string);
-  return app.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, remoteAddress: address });
-}
-
 /** A Stripe mandate for three monthly debits, the payer sent to Stripe's setup-mode Checkout after our consent. */
 async function mandateAtStripe(api: Client, app = t, amount = 30_000) {
   const { plan, schedule } = await threeMonthlyDebits(api, amount);
@@ -173,7 +145,7 @@ async function mandateAtStripe(api: Client, app = t, amount = 30_000) {
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const address = payerAddress();
-  const hosted = await approveConsent(app, created.body.data.consent_url, address);
+  const hosted = await consentToProvider(app, created.body.data.consent_url, address);
   return { plan, schedule, mandate: created.body.data, hosted, address };
 }
 
@@ -181,7 +153,7 @@ async function mandateAtStripe(api: Client, app = t, amount = 30_000) {
 async function activeMandate(api: Client, method: 'card' | 'sepa_debit' = 'card', app = t) {
   const at = await mandateAtStripe(api, app);
   const field: [string, string] = method === 'card' ? ['action', 'authorize'] : ['method', 'sepa_debit'];
-  const back = await onStripePage(app, at.hosted, field, at.address);
+  const back = await onProviderPage(app, at.hosted, field, at.address);
   assert.equal(back.statusCode, 200, back.body);
   return at;
 }
@@ -229,7 +201,7 @@ describe('Stripe: mandates, charges and refunds against a local fake of its API'
     assert.ok(waiting.consented_at);
     assert.equal(waiting.provider_reference, null);
 
-    const back = await onStripePage(t, hosted, ['action', 'authorize'], address);
+    const back = await onProviderPage(t, hosted, ['action', 'authorize'], address);
     assert.equal(back.statusCode, 200, back.body);
     assert.match(back.body, /You approved automatic payments/);
     const active = await getMandate(api, mandate.id);
@@ -250,7 +222,7 @@ describe('Stripe: mandates, charges and refunds against a local fake of its API'
   test("a payer who cancels on Stripe's page leaves the mandate pending and consented, and can continue", async () => {
     const { api } = await stripeWorkspace();
     const { mandate, hosted, address } = await mandateAtStripe(api);
-    const back = await onStripePage(t, hosted, ['action', 'cancel'], address);
+    const back = await onProviderPage(t, hosted, ['action', 'cancel'], address);
     assert.equal(back.statusCode, 200);
     assert.match(back.body, /Continue to Stripe/);
     const still = await getMandate(api, mandate.id);

@@ -5,6 +5,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { type BusinessSettings, setBusiness } from '../helpers/business.js';
+import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
 
 /** Debian's Chromium; `npx playwright install` cannot download here. */
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -83,4 +85,44 @@ export async function assertAccessible(browser: Browser, shown: Page): Promise<v
 export async function shownText(page: Page): Promise<string> {
   // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what the payer reads; textContent would run table cells together
   return (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+}
+
+const DAY = 86_400_000;
+
+/**
+ * A Lagos business (Ade Motors, its contact and colour unless given) selling a generator of ₦40,000.00 in monthly
+ * instalments of ₦15,000.00 from tomorrow, collected by automatic debit; a mandate for it (through `provider`, gatewayA unless given), with its consent URL.
+ */
+export async function adeMotorsMandate(
+  t: TestApp,
+  options: { settings?: Partial<BusinessSettings>; provider?: string } = {},
+) {
+  const ws = await newWorkspace(t, { timezone: 'Africa/Lagos' });
+  await setBusiness(t, ws.workspaceId, {
+    name: 'Ade Motors',
+    support_email: 'help@ademotors.ng',
+    support_phone: '+2348031234567',
+    brand_color: '#0b6e4f',
+    ...options.settings,
+  });
+  const { api } = ws;
+  const customer = await newCustomer(api, { name: 'Amaka Eze' });
+  const plan = await newTrack(api, { customerId: customer.id, amount: 4_000_000, title: 'Generator' });
+  const schedule = (
+    await api.post('/collection-schedules', {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'installment_sequence',
+      fixed_amount: 1_500_000,
+      start_date: new Date(Date.now() + DAY).toISOString(),
+      collection_method: 'auto_debit',
+    })
+  ).body.data;
+  const created = await api.post('/payment-mandates', {
+    payer_type: 'customer',
+    provider: options.provider ?? 'gatewayA',
+    schedule_id: schedule.id,
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return { ...ws, mandate: created.body.data };
 }

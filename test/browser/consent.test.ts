@@ -3,9 +3,8 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { client } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
-import { type BusinessSettings, setBusiness } from '../helpers/business.js';
-import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
-import { assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
+import type { BusinessSettings } from '../helpers/business.js';
+import { adeMotorsMandate, assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
 
 /** The browser's getComputedStyle, run in the page (these tests are compiled without the DOM's types). */
 type Styles = { getComputedStyle(e: unknown): { backgroundColor: string; color: string } };
@@ -20,42 +19,7 @@ after(async () => {
   await t?.close();
 });
 
-const DAY = 86_400_000;
-
-/**
- * A Lagos business (Ade Motors, its contact and colour unless given) selling a generator of ₦40,000.00 in monthly
- * instalments of ₦15,000.00 from tomorrow, collected by automatic debit; a mandate for it, with its consent URL.
- */
-async function generatorMandate(settings: Partial<BusinessSettings> = {}) {
-  const ws = await newWorkspace(t, { timezone: 'Africa/Lagos' });
-  await setBusiness(t, ws.workspaceId, {
-    name: 'Ade Motors',
-    support_email: 'help@ademotors.ng',
-    support_phone: '+2348031234567',
-    brand_color: '#0b6e4f',
-    ...settings,
-  });
-  const { api } = ws;
-  const customer = await newCustomer(api, { name: 'Amaka Eze' });
-  const plan = await newTrack(api, { customerId: customer.id, amount: 4_000_000, title: 'Generator' });
-  const schedule = (
-    await api.post('/collection-schedules', {
-      target_type: 'payment_plan',
-      target_id: plan.id,
-      frequency: 'installment_sequence',
-      fixed_amount: 1_500_000,
-      start_date: new Date(Date.now() + DAY).toISOString(),
-      collection_method: 'auto_debit',
-    })
-  ).body.data;
-  const created = await api.post('/payment-mandates', {
-    payer_type: 'customer',
-    provider: 'gatewayA',
-    schedule_id: schedule.id,
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return { ...ws, mandate: created.body.data };
-}
+const generatorMandate = (settings: Partial<BusinessSettings> = {}) => adeMotorsMandate(t, { settings });
 
 const textOf = shownText;
 

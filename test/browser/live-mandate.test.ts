@@ -3,12 +3,10 @@ import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { type PaystackFake, startPaystackFake } from '../fakes/paystack.js';
 import type { TestApp } from '../helpers/app.js';
-import { setBusiness } from '../helpers/business.js';
-import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
 import { SECRET_KEY, setProviderKey } from '../helpers/live-providers.js';
-import { assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
+import { adeMotorsMandate, assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
 
-const DAY = 86_400_000;
+const _DAY = 86_400_000;
 
 let t: TestApp;
 let browser: Browser;
@@ -27,39 +25,13 @@ after(async () => {
 });
 
 test("a live mandate: our consent page, Paystack's hosted page, and back to our return page, active", async () => {
-  const ws = await newWorkspace(t, { timezone: 'Africa/Lagos' });
-  await setBusiness(t, ws.workspaceId, {
-    name: 'Ade Motors',
-    support_email: 'help@ademotors.ng',
-    support_phone: '+2348031234567',
-    brand_color: '#0b6e4f',
-  });
-  await setProviderKey(t, ws.workspaceId, {
+  const { api, workspaceId, mandate } = await adeMotorsMandate(t, { provider: 'paystack' });
+  await setProviderKey(t, workspaceId, {
     provider: 'paystack',
     mode: 'test',
     secretKey: paystack.secretKey,
     rails: 'debit',
   });
-  const { api } = ws;
-  const customer = await newCustomer(api, { name: 'Amaka Eze', email: 'amaka@example.com' });
-  const plan = await newTrack(api, { customerId: customer.id, amount: 4_000_000, title: 'Generator' });
-  const schedule = (
-    await api.post('/collection-schedules', {
-      target_type: 'payment_plan',
-      target_id: plan.id,
-      frequency: 'installment_sequence',
-      fixed_amount: 1_500_000,
-      start_date: new Date(Date.now() + DAY).toISOString(),
-      collection_method: 'auto_debit',
-    })
-  ).body.data;
-  const created = await api.post('/payment-mandates', {
-    payer_type: 'customer',
-    provider: 'paystack',
-    schedule_id: schedule.id,
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const mandate = created.body.data;
 
   const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
   assert.equal((await page.goto(mandate.consent_url))?.status(), 200);

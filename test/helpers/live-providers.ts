@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from './api.js';
 import { buildTestApp, type TestApp } from './app.js';
 import { cliEnv, cliJson } from './cli.js';
-import { consent } from './consent.js';
+import { answer, formTokenOf, openPage, pathOf } from './consent.js';
 
 /** The key provider keys are sealed with in these tests (a real deployment makes its own). */
 export const SECRET_KEY = randomBytes(32).toString('base64');
@@ -75,18 +75,41 @@ export function continueLinkOf(html: string): string {
   return (match[1] as string).replace(/&amp;/g, '&');
 }
 
-/** The payer approves on our consent page; returns the provider's hosted page it links to. */
-export async function consentToProvider(t: TestApp, consentUrl: string): Promise<string> {
-  const page = await consent(t, consentUrl, 'approve');
+let payers = 0;
+
+/** Each payer browses from an address of their own: our pages limit each address to 30 requests a minute. */
+export const payerAddress = () => `198.51.${100 + Math.floor(payers / 250)}.${(payers++ % 250) + 1}`;
+
+/** The payer approves on our consent page (from `address`); returns the provider's hosted page it links to. */
+export async function consentToProvider(
+  t: TestApp,
+  consentUrl: string,
+  address = payerAddress(),
+): Promise<string> {
+  const path = pathOf(consentUrl);
+  const page = await openPage(t, path, address);
   assert.equal(page.statusCode, 200, page.body);
-  return continueLinkOf(page.body);
+  const approved = await answer(
+    t,
+    path,
+    { decision: 'approve', form_token: formTokenOf(page.body) },
+    {},
+    address,
+  );
+  assert.equal(approved.statusCode, 200, approved.body);
+  return continueLinkOf(approved.body);
 }
 
 /**
  * The payer on a fake provider's hosted page: presses a button (`action`), follows the provider's redirect back,
  * and lands on our page; returns what our page answered.
  */
-export async function onProviderPage(t: TestApp, hostedUrl: string, field: [string, string]) {
+export async function onProviderPage(
+  t: TestApp,
+  hostedUrl: string,
+  field: [string, string],
+  address = payerAddress(),
+) {
   const shown = await fetch(hostedUrl);
   assert.equal(shown.status, 200);
   const sent = await fetch(hostedUrl, {
@@ -97,7 +120,7 @@ export async function onProviderPage(t: TestApp, hostedUrl: string, field: [stri
   });
   assert.equal(sent.status, 303, await sent.text());
   const back = new URL(sent.headers.get('location') as string);
-  return t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, remoteAddress: '192.0.2.10' });
+  return t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, remoteAddress: address });
 }
 
 /** Delivers a provider's signed webhook to the setting's webhook URL. */

@@ -37,6 +37,8 @@ export interface RealServer {
   newWorkspace(name: string, timezone: string): Promise<Api>;
   /** The server's output so far (its end), for failure messages. */
   output(): string;
+  /** The environment the server runs with: the command line, given it, works on the same database. */
+  env: NodeJS.ProcessEnv;
   stop(): Promise<void>;
 }
 
@@ -75,7 +77,10 @@ async function printedKey(server: Server): Promise<string> {
 }
 
 /** Starts the built server on an empty database of `kind` (a new PostgreSQL database, dropped by `stop`). */
-export async function startRealServer(kind: DatabaseKind): Promise<RealServer> {
+export async function startRealServer(
+  kind: DatabaseKind,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<RealServer> {
   const database: BenchDatabase = await prepareDatabase(
     kind,
     pgServerUrl,
@@ -87,6 +92,7 @@ export async function startRealServer(kind: DatabaseKind): Promise<RealServer> {
     PUBLIC_URL: baseUrl,
     // The webhook receiver of the tests listens on loopback.
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...extraEnv,
   });
   let server: Server;
   try {
@@ -106,6 +112,7 @@ export async function startRealServer(kind: DatabaseKind): Promise<RealServer> {
       return client(baseUrl, key);
     },
     output: () => server.output(),
+    env,
     async stop() {
       try {
         await server.stop();

@@ -136,6 +136,14 @@ function fromSetupIntent(intent: Stripe.SetupIntent, customer: string | null): A
 /** Stripe search syntax: a value in single quotes, with quotes and backslashes escaped by a backslash. */
 const quoted = (value: string) => `'${value.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 
+/** A Checkout Session's hosted page: Stripe gives one for every session in hosted mode. */
+function urlOf(session: Stripe.Checkout.Session): string {
+  if (!session.url) {
+    throw new ProviderCallError('provider_unavailable', 'no_url', 'Stripe gave no Checkout URL.', false);
+  }
+  return session.url;
+}
+
 export const createStripeAdapter: AdapterFactory = (credentials, options = {}) => {
   const stripe = stripeClient(
     credentials.secretKey,
@@ -182,15 +190,7 @@ export const createStripeAdapter: AdapterFactory = (credentials, options = {}) =
           },
           { idempotencyKey: `setup-session-${request.mandateId}` },
         );
-        if (!session.url) {
-          throw new ProviderCallError(
-            'provider_unavailable',
-            'no_url',
-            'Stripe gave no Checkout URL.',
-            false,
-          );
-        }
-        return { url: session.url, providerReference: session.id };
+        return { url: urlOf(session), providerReference: session.id };
       } catch (error) {
         throw toCallError(error, 'the authorization');
       }
@@ -300,15 +300,7 @@ export const createStripeAdapter: AdapterFactory = (credentials, options = {}) =
           },
           { idempotencyKey: `checkout-${request.reference}` },
         );
-        if (!session.url) {
-          throw new ProviderCallError(
-            'provider_unavailable',
-            'no_url',
-            'Stripe gave no Checkout URL.',
-            false,
-          );
-        }
-        return { id: session.id, url: session.url };
+        return { id: session.id, url: urlOf(session) };
       } catch (error) {
         throw toCallError(error, 'the checkout');
       }
