@@ -85,10 +85,11 @@ export async function chargeLive(
   mandate: MandateToCharge,
   live: LiveProvider,
   settle: SettleCharge,
+  /** True when the attempt was already processing before this run: its charge may have reached the provider. */
+  resumed: boolean,
 ): Promise<boolean> {
   const inFlight = attempt.reconcile_at !== null || attempt.provider_reference !== null;
-  const staleClaim = attempt.status === 'processing';
-  if (inFlight || staleClaim) {
+  if (inFlight || resumed) {
     const found = await live.adapter.lookupCharge(attempt.id);
     if (found.status !== 'not_found') return record(ctx, tenant, attempt, found, settle);
     // Acknowledged before, yet not found: the provider's search lags; ask again later.

@@ -427,7 +427,7 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
   }
   const live = await liveProvider(ctx, tenant, attempt.provider ?? '');
   if (live) {
-    return chargeLive(ctx, tenant, attempt, mandate, live, async (charged, result) => {
+    const settle = async (charged: AttemptsTable, result: ChargeResult) => {
       try {
         await inTransaction(ctx, (trx) => recordOutcome(trx, tenant, charged, result));
       } catch (error) {
@@ -437,7 +437,8 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
       if (result.status === 'failed' && result.code === 'authentication_required') {
         await askPayerToConfirm(ctx, tenant, charged, mandate.payer_id);
       }
-    });
+    };
+    return chargeLive(ctx, tenant, attempt, mandate, live, settle, current.status === 'processing');
   }
   const result = await provider.charge({
     reference: attempt.id,
