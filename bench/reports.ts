@@ -83,6 +83,7 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
         created_at: iso(created),
         updated_at: iso(created),
         archived_at: null,
+        opt_outs: '',
       });
     }
     const currency = i % 10 === 0 ? 'USD' : 'NGN';

@@ -72,6 +72,10 @@ export interface Config {
   paystackApiUrl: string;
   /** Stripe's API root (STRIPE_API_URL), without a trailing slash. */
   stripeApiUrl: string;
+  /** Twilio's API root (TWILIO_API_URL), without a trailing slash. */
+  twilioApiUrl: string;
+  /** Africa's Talking's API root (AFRICASTALKING_API_URL), without a trailing slash. */
+  africastalkingApiUrl: string;
   /** How long one call to a payment provider may take before it counts as timed out (PROVIDER_TIMEOUT_MS). */
   providerTimeoutMs: number;
   /** From PAYTRACK_NAME, PAYTRACK_CURRENCY, PAYTRACK_TIMEZONE and PAYTRACK_COUNTRY; read on the first start only. */
@@ -253,6 +257,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     secretKeys,
     paystackApiUrl: providerUrl('PAYSTACK_API_URL', 'https://api.paystack.co'),
     stripeApiUrl: providerUrl('STRIPE_API_URL', 'https://api.stripe.com'),
+    twilioApiUrl: providerUrl('TWILIO_API_URL', 'https://api.twilio.com'),
+    africastalkingApiUrl: providerUrl('AFRICASTALKING_API_URL', 'https://api.africastalking.com'),
     providerTimeoutMs: parsePositiveInt('PROVIDER_TIMEOUT_MS', env.PROVIDER_TIMEOUT_MS, problems) ?? 15_000,
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase, sqlitePath } from '../db/database.js';
 import { hasMigrated, migrateToLatest } from '../db/migrate.js';
 import { SecretKeyError } from '../lib/secret-box.js';
+import { checkSealedMessageCredentials } from '../modules/messages/settings.service.js';
 import { checkSealedSecrets } from '../modules/providers/providers.service.js';
 import { CommandError } from './io.js';
 
@@ -55,7 +56,10 @@ export async function openMigrated(config: Readonly<Config>, options: OpenOption
     if (!options.create && !(await hasMigrated(handle.db, handle.dialect))) throw noDatabase(config);
     const applied = await migrateToLatest(handle.db, handle.dialect);
     const ctx: AppContext = createContext({ config, db: handle.db, dialect: handle.dialect });
-    if (options.checkSecrets) await checkSealedSecrets(handle.db, ctx.secrets);
+    if (options.checkSecrets) {
+      await checkSealedSecrets(handle.db, ctx.secrets);
+      await checkSealedMessageCredentials(handle.db, ctx.secrets);
+    }
     return { handle, ctx, applied };
   } catch (error) {
     await handle.close().catch(() => undefined);

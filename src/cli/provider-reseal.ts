@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
+import { resealMessageCredentials } from '../modules/messages/settings.service.js';
 import { resealSecrets } from '../modules/providers/providers.service.js';
 import type { Command } from './command.js';
 import { withDatabase } from './database.js';
@@ -8,7 +9,8 @@ import { printJson, println, UsageError } from './io.js';
 export const providerResealCommand: Command = {
   name: 'provider reseal',
   synopsis: 'provider reseal [--json]',
-  summary: 'Seal every stored provider key again under PAYTRACK_SECRET_KEY (a key rotation)',
+  summary:
+    'Seal every stored provider key and message credential again under PAYTRACK_SECRET_KEY (a key rotation)',
   help: `Usage: paytrack provider reseal [--json]
 
 Rotates the key provider keys are encrypted under. Run it with the new key as
@@ -31,7 +33,12 @@ process with the new PAYTRACK_SECRET_KEY alone. Running it again changes nothing
         'PAYTRACK_SECRET_KEY must be set: the new key, with the old one as PAYTRACK_SECRET_KEY_PREVIOUS',
       );
     }
-    const resealed = await withDatabase(config, ({ ctx }) => resealSecrets(ctx.db, ctx.secrets, ctx.clock));
+    const resealed = await withDatabase(
+      config,
+      async ({ ctx }) =>
+        (await resealSecrets(ctx.db, ctx.secrets, ctx.clock)) +
+        (await resealMessageCredentials(ctx.db, ctx.secrets, ctx.clock)),
+    );
     if (values.json) printJson(io.stdout, { resealed });
     else
       println(io.stdout, `Sealed ${resealed} provider setting(s) again under the new PAYTRACK_SECRET_KEY.`);

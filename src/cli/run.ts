@@ -5,6 +5,8 @@ import { jobsCommand } from './jobs.js';
 import { keyCreateCommand } from './key-create.js';
 import { keyListCommand } from './key-list.js';
 import { keyRevokeCommand } from './key-revoke.js';
+import { messagesListCommand } from './messages-list.js';
+import { messagesSetCommand } from './messages-set.js';
 import { migrateCommand } from './migrate.js';
 import { providerListCommand } from './provider-list.js';
 import { providerResealCommand } from './provider-reseal.js';
@@ -30,6 +32,8 @@ const COMMANDS: readonly Command[] = [
   providerSetCommand,
   providerListCommand,
   providerResealCommand,
+  messagesSetCommand,
+  messagesListCommand,
   jobsCommand,
 ];
 

@@ -15,6 +15,8 @@ export const ID_PREFIXES = {
   obligation: 'obl',
   mandate: 'man',
   providerSetting: 'prv',
+  messageSetting: 'mst',
+  inboundMessage: 'msg',
   attempt: 'att',
   export: 'exp',
   workspace: 'ws',

@@ -6,6 +6,7 @@ import { exportsModule } from './exports/exports.module.js';
 import { ledgerModule } from './ledger/ledger.module.js';
 import { mandatesModule } from './mandates/mandates.module.js';
 import type { ModuleManifest } from './manifest.js';
+import { messagesModule } from './messages/messages.module.js';
 import { paymentsModule } from './payments/payments.module.js';
 import { providersModule } from './providers/providers.module.js';
 import { remindersModule } from './reminders/reminders.module.js';
@@ -27,6 +28,7 @@ export const modules: readonly ModuleManifest[] = [
   attemptsModule,
   providersModule,
   remindersModule,
+  messagesModule,
   // Before reports: its clean-up sweep ran before the rollup when exports were a part of reports.
   exportsModule,
   reportsModule,

@@ -8,6 +8,8 @@ export interface OutgoingMessage {
   to: string;
   subject?: string;
   text: string;
+  /** Ours (the reminder's id), for providers that keep a client reference. */
+  reference?: string;
 }
 
 /** What became of one delivery try, as a reminder log row shows it. */

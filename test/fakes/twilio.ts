@@ -68,7 +68,14 @@ export interface TwilioFake {
     status: 'delivered' | 'undelivered' | 'failed',
     errorCode?: string,
   ): Promise<TwilioCallback>;
-  inbound(from: string, text: string, channel?: 'sms' | 'whatsapp', to?: string): Promise<TwilioCallback>;
+  /** `incomingUrl`: the number's incoming-message webhook, when it is not the one the fake was started with. */
+  inbound(
+    from: string,
+    text: string,
+    channel?: 'sms' | 'whatsapp',
+    to?: string,
+    incomingUrl?: string,
+  ): Promise<TwilioCallback>;
   /** The signature headers for any URL and form body, for forged and edited callbacks. */
   sign(url: string, body: string): Record<string, string>;
   close(): Promise<void>;
@@ -300,8 +307,9 @@ export async function startTwilioFake(options: TwilioFakeOptions = {}): Promise<
     text: string,
     channel: 'sms' | 'whatsapp' = 'sms',
     to?: string,
+    incomingUrl?: string,
   ): Promise<TwilioCallback> {
-    const target = options.incomingUrl ?? options.callbackUrl;
+    const target = incomingUrl ?? options.incomingUrl ?? options.callbackUrl;
     if (!target)
       throw new Error('The Twilio fake needs incomingUrl or callbackUrl to send incoming messages.');
     const ours = to ?? (channel === 'whatsapp' ? [...whatsappSenders][0]! : [...smsSenders][0]!);

@@ -44,6 +44,8 @@ describe('loadConfig', () => {
       paystackApiUrl: 'https://api.paystack.co',
       stripeApiUrl: 'https://api.stripe.com',
       providerTimeoutMs: 15_000,
+      twilioApiUrl: 'https://api.twilio.com',
+      africastalkingApiUrl: 'https://api.africastalking.com',
     });
     assert.ok(Object.isFrozen(config));
   });

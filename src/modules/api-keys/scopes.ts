@@ -31,6 +31,7 @@ const SEGMENT_RESOURCE: Record<string, ScopeResource> = {
   obligations: 'schedules',
   'payment-mandates': 'mandates',
   'collection-attempts': 'attempts',
+  messages: 'reminders',
   account: 'account',
 };
 

@@ -88,6 +88,10 @@ export const Customer = Type.Object(
     balances: Type.Array(CustomerBalance, {
       description: 'Per currency the customer owes or holds money in, by currency code; empty when none.',
     }),
+    optOuts: Type.Array(Type.Enum(['sms', 'whatsapp', 'email']), {
+      description:
+        'Channels the customer asked not to be messaged on (STOP in a reply); START opts back in. No reminder goes on them, automatic or not: each is logged skipped, opted_out.',
+    }),
   },
   {
     title: 'Customer',
@@ -104,6 +108,7 @@ export const Customer = Type.Object(
         updatedAt: '2026-11-02T09:15:00.000Z',
         archivedAt: null,
         balances: [{ currency: 'NGN', outstanding: 22500000, overdue: 7500000, credit: 0 }],
+        optOuts: [],
       },
     ],
   },

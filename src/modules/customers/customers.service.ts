@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
@@ -8,6 +9,7 @@ import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
 import { readPhone } from '../../lib/phone.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { changedFrom, recordEvent } from '../../outbox/outbox.js';
+import type { Channel } from '../../ports/messages.js';
 import { countryOf } from '../workspaces/workspaces.settings.js';
 import { balancesOf } from './customers.balances.js';
 import * as repo from './customers.repository.js';
@@ -29,6 +31,7 @@ export function toApi(row: CustomersTable, balances: Customer['balances'] = []):
     updatedAt: row.updated_at,
     archivedAt: row.archived_at,
     balances,
+    optOuts: optOutsOf(row),
   };
 }
 
@@ -65,6 +68,7 @@ export async function createCustomer(
     created_at: now,
     updated_at: now,
     archived_at: null,
+    opt_outs: '',
   };
   const customer = toApi(row);
   return inTransaction(ctx, async (trx) => {
@@ -181,4 +185,48 @@ export async function listCustomers(
  * (providers such as Paystack require one). */
 export function payerEmailOf(customer: { id: string; email: string | null }): string {
   return customer.email ?? `${customer.id.toLowerCase()}@payers.paytrack.invalid`;
+}
+
+/** The channels a customer asked not to be messaged on (STOP), oldest first. */
+export function optOutsOf(customer: Pick<CustomersTable, 'opt_outs'>): Channel[] {
+  return customer.opt_outs.split(',').filter((channel): channel is Channel => channel !== '');
+}
+
+/**
+ * Opts a customer out of a channel (STOP) or back in (START), at once; conditional on the list as it was read,
+ * so that two replies at once do not lose one. Returns the customer as it is now, or undefined when unknown.
+ */
+export async function setOptOut(
+  db: DbOrTrx,
+  tenant: Tenant,
+  customerId: string,
+  channel: Channel,
+  optedOut: boolean,
+): Promise<CustomersTable | undefined> {
+  for (;;) {
+    const customer = await repo.findById(db, tenant, customerId);
+    if (!customer) return undefined;
+    const current = optOutsOf(customer);
+    const next = optedOut ? [...new Set([...current, channel])] : current.filter((c) => c !== channel);
+    if (next.join(',') === customer.opt_outs) return customer;
+    const updated = await db
+      .updateTable('customers')
+      .set({ opt_outs: next.join(','), updated_at: tenant.clock.now().toISOString() })
+      .where('id', '=', customer.id)
+      .where('opt_outs', '=', customer.opt_outs)
+      .returningAll()
+      .executeTakeFirst();
+    if (updated) return updated;
+  }
+}
+
+/** The customer of a tenant with this phone number (E.164), if any. */
+export function customerByPhone(db: DbOrTrx, tenant: TenantRef, phone: string) {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where(inTenant(tenant))
+    .where('phone', '=', phone)
+    .orderBy('id')
+    .executeTakeFirst();
 }

@@ -16,6 +16,8 @@ export interface CustomersTable {
   created_at: string;
   updated_at: string;
   archived_at: string | null;
+  /** Comma-separated channels the customer asked not to be messaged on (`sms`, `whatsapp`, `email`). */
+  opt_outs: string;
 }
 
 declare module '../../db/schema.js' {

@@ -5,6 +5,8 @@ import { newId } from '../../lib/ids.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
 import type { DeliveryReceipt } from '../../ports/messages.js';
+import { optOutsOf } from '../customers/customers.service.js';
+import { messageSenderFor } from '../messages/senders.service.js';
 import { factsOf, loadSubject, skipReasonOf, withdrawnReasonOf } from './reminders.facts.js';
 import { toApi } from './reminders.mapper.js';
 import * as repo from './reminders.repository.js';
@@ -58,6 +60,8 @@ async function recordTry(
       provider: receipt.provider,
       provider_message_id: receipt.providerMessageId,
       error: receipt.error,
+      delivered_at: null,
+      provider_error_code: null,
       created_at: now,
     });
     const tries = held.attempts + 1;
@@ -98,6 +102,8 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
   });
   const withdrawn = withdrawnReasonOf(subject);
   if (withdrawn) return close(ctx, held, 'cancelled', withdrawn, now);
+  if (optOutsOf(subject.customer).includes(held.channel))
+    return close(ctx, held, 'skipped', 'opted_out', now);
   const skip = await skipReasonOf(ctx.db, subject, held.templated === 1);
   if (skip) return close(ctx, held, 'skipped', skip, now);
   if (held.source === 'schedule') {
@@ -118,11 +124,13 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
     subject: held.channel === 'email' ? (written?.subject ?? held.subject) : null,
     message: written?.text ?? held.message,
   };
-  const receipt = await ctx.ports.messages(tenant.mode).send({
+  const sender = await messageSenderFor(ctx, tenant);
+  const receipt = await sender.send({
     channel: held.channel,
     to: held.recipient,
     ...(sent.subject ? { subject: sent.subject } : {}),
     text: sent.message,
+    reference: held.id,
   });
   await recordTry(ctx, tenant, held, sent, receipt, now);
   return true;

@@ -33,6 +33,8 @@ export function logToApi(row: ReminderLogsTable): ReminderLog {
     provider: row.provider,
     providerMessageId: row.provider_message_id,
     error: row.error,
+    deliveredAt: row.delivered_at,
+    providerErrorCode: row.provider_error_code,
     createdAt: row.created_at,
   };
 }

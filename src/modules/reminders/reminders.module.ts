@@ -8,6 +8,8 @@ import { reminderStagesSweep, sendRemindersSweep } from './reminders.sweeps.js';
 const events = {
   'reminder.sent': Reminder,
   'reminder.failed': Reminder,
+  'reminder.delivered': Reminder,
+  'reminder.undelivered': Reminder,
 };
 
 declare module '../../outbox/catalog.js' {

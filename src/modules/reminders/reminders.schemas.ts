@@ -144,18 +144,28 @@ export const ReminderListQuery = Type.Object(
 );
 export type ReminderListQuery = Static<typeof ReminderListQuery>;
 
+const REMINDER_LOG_STATUSES = ['sent', 'delivered', 'undelivered', 'failed', 'simulated'] as const;
+
 export const ReminderLog = Type.Object(
   {
     id: Type.String(),
     reminderId: Type.String(),
     channel: Channel,
     to: Type.String(),
-    status: Type.Enum(['sent', 'failed', 'simulated'], {
-      description: 'simulated: test mode, nothing left the machine.',
+    status: Type.Enum(REMINDER_LOG_STATUSES, {
+      description:
+        'sent: handed to the provider; delivered or undelivered: what the provider said after (its receipt; see deliveredAt and providerErrorCode); failed: not handed over; simulated: test mode, nothing left the machine.',
     }),
     provider: Type.String({ description: 'simulator, smtp, the message provider’s name, or none.' }),
     providerMessageId: Nullable(Type.String()),
     error: Nullable(Type.String()),
+    deliveredAt: Nullable({
+      ...Instant,
+      description: 'When the provider said it was delivered or could not be.',
+    }),
+    providerErrorCode: Nullable(
+      Type.String({ description: "The provider's error code for an undelivered message." }),
+    ),
     createdAt: Instant,
   },
   {
@@ -170,6 +180,8 @@ export const ReminderLog = Type.Object(
         provider: 'simulator',
         providerMessageId: null,
         error: null,
+        deliveredAt: null,
+        providerErrorCode: null,
         createdAt: '2027-01-28T08:00:01.000Z',
       },
     ],
@@ -181,7 +193,7 @@ export const ReminderLogListQuery = Type.Object(
   {
     ...PaginationQuery,
     reminderId: Type.Optional(Id),
-    status: Type.Optional(Type.Enum(['sent', 'failed', 'simulated'])),
+    status: Type.Optional(Type.Enum(REMINDER_LOG_STATUSES)),
     channel: Type.Optional(Channel),
   },
   { additionalProperties: false },

@@ -117,6 +117,7 @@ export async function reminderRow(
     last_error: null,
     source: target.source,
     stage: target.stage,
+    fallback_of: null,
     created_at: at.toISOString(),
     updated_at: at.toISOString(),
   };

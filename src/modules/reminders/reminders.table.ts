@@ -15,6 +15,7 @@ export const SKIP_REASONS = [
   'schedule_cancelled',
   'attempt_processing',
   'superseded',
+  'opted_out',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
@@ -47,11 +48,13 @@ export interface RemindersTable {
   last_error: string | null;
   source: ReminderSource;
   stage: ReminderStage | null;
+  /** The SMS or WhatsApp reminder this e-mail stands in for, because it was not delivered; null otherwise. */
+  fallback_of: string | null;
   created_at: string;
   updated_at: string;
 }
 
-export type ReminderLogStatus = 'sent' | 'failed' | 'simulated';
+export type ReminderLogStatus = 'sent' | 'delivered' | 'undelivered' | 'failed' | 'simulated';
 
 export interface ReminderLogsTable {
   id: string;
@@ -64,6 +67,10 @@ export interface ReminderLogsTable {
   provider: string;
   provider_message_id: string | null;
   error: string | null;
+  /** When the provider said the message reached the phone (`delivered`), or could not (`undelivered`). */
+  delivered_at: string | null;
+  /** The provider's error code for a message it could not deliver. */
+  provider_error_code: string | null;
   created_at: string;
 }
 
