@@ -84,6 +84,7 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
         updated_at: iso(created),
         archived_at: null,
         opt_outs: '',
+        time_zone: null,
       });
     }
     const currency = i % 10 === 0 ? 'USD' : 'NGN';

@@ -125,19 +125,46 @@ export function dateInWords(date: string): string {
 export const QUIET_FROM_HOUR = 21;
 export const QUIET_UNTIL_HOUR = 8;
 
+/** Local times of day, HH:MM. */
+export interface QuietHours {
+  start: string;
+  end: string;
+}
+
+export const DEFAULT_QUIET_HOURS: QuietHours = {
+  start: `${QUIET_FROM_HOUR}:00`,
+  end: `0${QUIET_UNTIL_HOUR}:00`,
+};
+
+const minutesOf = (time: string) => {
+  const [hours, minutes] = time.split(':').map(Number);
+  return (hours as number) * 60 + (minutes as number);
+};
+
 /**
- * When the quiet hours around `instant` end in a time zone (08:00 local, that day or the next), or null when
- * `instant` is outside them.
+ * When the quiet hours around `instant` end in a time zone (their end, that day or the next), or null when
+ * `instant` is outside them. Quiet hours may run over midnight (21:00 to 08:00) or not (13:00 to 14:00); equal
+ * start and end mean none.
  */
-export function quietHoursEnd(instant: string, timeZone: string): string | null {
+export function quietHoursEnd(
+  instant: string,
+  timeZone: string,
+  hours: QuietHours = DEFAULT_QUIET_HOURS,
+): string | null {
   const local = Temporal.Instant.from(instant).toZonedDateTimeISO(timeZone);
-  if (local.hour >= QUIET_UNTIL_HOUR && local.hour < QUIET_FROM_HOUR) return null;
-  const day = local.hour >= QUIET_FROM_HOUR ? local.toPlainDate().add({ days: 1 }) : local.toPlainDate();
-  const end = day.toZonedDateTime({
+  const now = local.hour * 60 + local.minute;
+  const start = minutesOf(hours.start);
+  const end = minutesOf(hours.end);
+  if (start === end) return null;
+  const overMidnight = start > end;
+  const quiet = overMidnight ? now >= start || now < end : now >= start && now < end;
+  if (!quiet) return null;
+  const day = overMidnight && now >= start ? local.toPlainDate().add({ days: 1 }) : local.toPlainDate();
+  const endsAt = day.toZonedDateTime({
     timeZone,
-    plainTime: Temporal.PlainTime.from({ hour: QUIET_UNTIL_HOUR }),
+    plainTime: Temporal.PlainTime.from({ hour: Math.floor(end / 60), minute: end % 60 }),
   });
-  return instantText(end.epochMilliseconds);
+  return instantText(endsAt.epochMilliseconds);
 }
 
 /** date + days (days may be negative). */

@@ -10,6 +10,8 @@ export interface OutgoingMessage {
   text: string;
   /** Ours (the reminder's id), for providers that keep a client reference. */
   reference?: string;
+  /** An earlier try got no answer: the provider is asked first whether it has the message, so it is not sent twice. */
+  retried?: boolean;
 }
 
 /** What became of one delivery try, as a reminder log row shows it. */

@@ -93,6 +93,12 @@ export interface PhoneMessageAdapter {
   readonly channels: ReadonlySet<PhoneChannel>;
   send(message: PhoneMessage): Promise<SendResult>;
   /**
+   * Before a message whose earlier try got no answer is sent again: the provider's id of it when the provider
+   * already has it (sent to the same number with the same text in the last 24 hours), so it is not sent twice;
+   * null when not; undefined when this provider cannot tell (it keeps no list of what it sent).
+   */
+  lookupSent?(message: PhoneMessage): Promise<string | null | undefined>;
+  /**
    * Checks the callback's authenticity (Twilio: `X-Twilio-Signature`; Africa's Talking: `token`, the setting's
    * callback token in the callback URL's query, compared in constant time) and reads its events. Throws
    * CallbackSignatureError.

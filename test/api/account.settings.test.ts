@@ -159,7 +159,7 @@ describe('PATCH /account', () => {
     ['a colour name', { brandColor: 'green' }, 'brandColor', /#rrggbb/],
     ['a short colour', { brandColor: '#abc' }, 'brandColor', /#rrggbb/],
     ['a number for a name', { name: 42 }, 'name', /string/],
-    ['an unknown field', { contactPolicy: {} }, 'contactPolicy', /not an accepted field/],
+    ['an unknown field', { payoutSchedule: {} }, 'payoutSchedule', /not an accepted field/],
     ['a misspelt field', { timezone: 'Africa/Lagos' }, 'timezone', /not an accepted field/],
     ['an empty body', {}, 'body', /at least one/],
   ];

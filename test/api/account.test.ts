@@ -35,6 +35,7 @@ describe('GET /account', () => {
     assert.deepEqual(Object.keys(data).sort(), [
       'apiKey',
       'brandColor',
+      'contactPolicy',
       'country',
       'createdAt',
       'currency',

@@ -38,6 +38,8 @@ describe('POST /customers', () => {
       status: 'active',
       archivedAt: null,
       balances: [],
+      timeZone: null,
+      optOuts: [],
     });
     assert.match(createdAt, ISO_UTC);
     assert.equal(updatedAt, createdAt);

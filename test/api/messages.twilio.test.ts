@@ -25,6 +25,7 @@ before(async () => {
       PAYTRACK_SECRET_KEY: SECRET_KEY,
       TWILIO_API_URL: twilio.url,
       PUBLIC_URL: 'https://pay.example.com',
+      PROVIDER_TIMEOUT_MS: '400',
     },
   });
 });
@@ -216,5 +217,27 @@ describe('Twilio: reminders by SMS and WhatsApp, receipts and replies', () => {
       text: 'hi',
     });
     assert.equal(refused.status, 403);
+  });
+
+  test('a send whose answer timed out is retried without a second message: Twilio is asked first', async () => {
+    const { api } = await twilioWorkspace();
+    const customer = await newCustomer(api);
+    twilio.nextSend('timeout');
+    const before = twilio.sent.length;
+    const reminder = await remind(api, { customerId: customer.id, channel: 'sms', message: 'Due on Friday' });
+    const [first] = await logsOf(api, reminder.id);
+    assert.equal(first?.status, 'failed', JSON.stringify(first));
+    assert.equal(twilio.sent.length, before + 1, 'Twilio has the message all the same');
+    const clock = (await api.get('/account/test-clock')).body.data.now;
+    const advanced = await api.post('/account/test-clock/advance', {
+      to: new Date(Date.parse(clock) + 2 * 60_000).toISOString(),
+    });
+    assert.equal(advanced.status, 200, JSON.stringify(advanced.body));
+    await t.worker.drain();
+    const logs = await logsOf(api, reminder.id);
+    const retried = logs.find((log) => log.status === 'sent');
+    assert.ok(retried, JSON.stringify(logs));
+    assert.equal(retried.providerMessageId, twilio.sent[before]?.sid);
+    assert.equal(twilio.sent.length, before + 1, 'no second message');
   });
 });

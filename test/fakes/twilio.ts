@@ -238,6 +238,29 @@ export async function startTwilioFake(options: TwilioFakeOptions = {}): Promise<
     return new Answer(201, messageView(message));
   }
 
+  /** Read multiple Message resources: newest first, filtered by To and From, one page of PageSize (50). */
+  function listMessages(query: URLSearchParams): Answer {
+    const size = Math.min(Number(query.get('PageSize') ?? 50) || 50, 1000);
+    const to = query.get('To');
+    const from = query.get('From');
+    const messages = [...sent]
+      .reverse()
+      .filter((m) => (to === null || m.params.To === to) && (from === null || m.params.From === from))
+      .slice(0, size)
+      .map(messageView);
+    return new Answer(200, {
+      messages,
+      page: 0,
+      page_size: size,
+      uri: `${messagesPath}?PageSize=${size}&Page=0`,
+      first_page_uri: `${messagesPath}?PageSize=${size}&Page=0`,
+      next_page_uri: null,
+      previous_page_uri: null,
+      end: messages.length === 0 ? 0 : messages.length - 1,
+      start: 0,
+    });
+  }
+
   async function route(req: IncomingMessage, raw: string): Promise<Answer | null> {
     const target = new URL(req.url ?? '/', 'http://fake.invalid');
     const method = req.method ?? 'GET';
@@ -247,6 +270,7 @@ export async function startTwilioFake(options: TwilioFakeOptions = {}): Promise<
     const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
     if (req.headers.authorization !== expected) return twilioError(401, 20003, 'Authenticate');
     if (target.pathname === messagesPath && method === 'POST') return createMessage(body);
+    if (target.pathname === messagesPath && method === 'GET') return listMessages(target.searchParams);
     if (target.pathname === messagesPath) return twilioError(405, 20004, 'Method not allowed');
     return twilioError(404, 20404, `The requested resource ${target.pathname} was not found`);
   }

@@ -6,7 +6,8 @@ import type { DialectName } from '../dialect.js';
  * PAYTRACK_SECRET_KEY, its senders, the token of its callback URL); the provider's callbacks, kept once by their
  * id; what became of each message after it was handed over (delivered or not, and when), and the e-mail a message
  * that was not delivered fell back to; the replies customers
- * send; the channels a customer opted out of.
+ * send; the channels a customer opted out of and the time zone of their quiet hours; a workspace's contact
+ * policy; why a message was held back.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not today's types
 export async function up(db: Kysely<any>, _dialect: DialectName): Promise<void> {
@@ -73,4 +74,7 @@ export async function up(db: Kysely<any>, _dialect: DialectName): Promise<void> 
     .alterTable('customers')
     .addColumn('opt_outs', 'text', (column) => column.notNull().defaultTo(''))
     .execute();
+  await db.schema.alterTable('customers').addColumn('time_zone', 'text').execute();
+  await db.schema.alterTable('workspaces').addColumn('contact_policy', 'text').execute();
+  await db.schema.alterTable('reminder_logs').addColumn('skip_reason', 'text').execute();
 }

@@ -30,6 +30,35 @@ const Contact = {
   brandColor: Type.String({ description: 'Colour of payer pages, `#rrggbb` in lower case.' }),
 };
 
+const Time = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Local time, HH:MM.' });
+const ContactChannel = Type.Enum(['sms', 'whatsapp', 'email']);
+const POLICY_DESCRIPTION =
+  'How paytrack contacts customers on its own (automatic reminders): never in quietHours, local time in the customer’s timeZone when it has one, else the workspace’s (a message that falls in them waits for their end, logged skipped with quiet_hours); at most maxPerDay automatic messages to a customer in 24 hours and maxPerWeek in 7 days (past them the reminder is skipped, frequency_cap); on the first of channels the customer can be reached on and has not opted out of. A reminder the business queues through the API passes the caps but never an opt-out.';
+
+export const ContactPolicy = Type.Object(
+  {
+    quietHours: Type.Object({ start: Time, end: Time }),
+    maxPerDay: Type.Integer({ minimum: 0, maximum: 100 }),
+    maxPerWeek: Type.Integer({ minimum: 0, maximum: 100 }),
+    channels: Type.Array(ContactChannel, { minItems: 1, maxItems: 3, uniqueItems: true }),
+  },
+  { title: 'ContactPolicy', description: POLICY_DESCRIPTION },
+);
+
+const ContactPolicyChange = Type.Object(
+  {
+    quietHours: Type.Optional(Type.Object({ start: Time, end: Time }, { additionalProperties: false })),
+    maxPerDay: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    maxPerWeek: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    channels: Type.Optional(Type.Array(ContactChannel, { minItems: 1, maxItems: 3, uniqueItems: true })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'What to change of the contact policy; what is left out stays. Null restores the defaults (21:00 to 08:00, 1 a day, 3 a week, sms then whatsapp then email).',
+  },
+);
+
 const COUNTRY_DESCRIPTION =
   'ISO 3166-1 alpha-2 code (such as NG), validated against the real list. Phone numbers written without ' +
   '`+` and a country code (0803 123 4567) are read in it and kept in E.164.';
@@ -45,6 +74,7 @@ export const AccountContext = Type.Object(
     supportEmail: Nullable(Contact.supportEmail),
     supportPhone: Nullable(Contact.supportPhone),
     brandColor: Nullable(Contact.brandColor),
+    contactPolicy: ContactPolicy,
     createdAt: Instant,
     workspace: Type.Object({
       id: Type.String(),
@@ -78,6 +108,12 @@ export const AccountContext = Type.Object(
         supportEmail: 'help@mamaput.example',
         supportPhone: '+2348031234567',
         brandColor: '#0a7d4f',
+        contactPolicy: {
+          quietHours: { start: '21:00', end: '08:00' },
+          maxPerDay: 1,
+          maxPerWeek: 3,
+          channels: ['sms', 'whatsapp', 'email'],
+        },
         createdAt: '2026-11-02T09:15:00.000Z',
         workspace: {
           id: 'ws_01JD7Z1A2B3C4D5E6F7G8H9J0K',
@@ -121,6 +157,7 @@ export const AccountUpdate = Type.Object(
     brandColor: Type.Optional(
       Nullable(Type.String({ description: '`#rrggbb` (kept in lower case); null clears it.', maxLength: 7 })),
     ),
+    contactPolicy: Type.Optional(Nullable(ContactPolicyChange)),
   },
   {
     title: 'AccountUpdate',

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { limitFor } from '../../http/rate-limit.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
+import { contactPolicyOf } from '../../lib/contact-policy.js';
 import { toSafeInteger } from '../../lib/money.js';
 import { type AuthContext, findKey, keyToView } from '../api-keys/api-keys.service.js';
 import { SUBSCRIPTION_PLANS, subscriptionPlanById } from '../workspaces/subscription-plans.js';
@@ -36,6 +37,7 @@ function toApi(workspace: WorkspacesTable, key: KeyRow, auth: AuthContext): Acco
     supportEmail: workspace.support_email,
     supportPhone: workspace.support_phone,
     brandColor: workspace.brand_color,
+    contactPolicy: contactPolicyOf(workspace.contact_policy),
     createdAt: workspace.created_at,
     workspace: {
       id: workspace.id,
@@ -58,7 +60,7 @@ export async function getAccount(ctx: AppContext, auth: AuthContext): Promise<Ac
   return toApi(workspace, key, auth);
 }
 
-const SETTINGS = 'name, currency, timeZone, country, supportEmail, supportPhone, brandColor';
+const SETTINGS = 'name, currency, timeZone, country, supportEmail, supportPhone, brandColor, contactPolicy';
 
 /** Changes the workspace's settings for both modes; all or nothing. */
 export async function updateAccount(

@@ -12,10 +12,18 @@ const Phone = Type.String({
 });
 const Notes = Type.String({ maxLength: 2000 });
 
+const TimeZone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description:
+    'IANA time zone (such as Africa/Nairobi) of the customer’s quiet hours; without it, the workspace’s.',
+});
+
 export const CustomerCreate = Type.Object(
   {
     name: Name,
     email: Type.Optional(Email),
+    timeZone: Type.Optional(TimeZone),
     phone: Phone,
     notes: Type.Optional(Notes),
     metadata: Type.Optional(Metadata),
@@ -40,6 +48,7 @@ export const CustomerUpdate = Type.Object(
   {
     name: Type.Optional(Name),
     email: Type.Optional(Nullable(Email)),
+    timeZone: Type.Optional(Nullable(TimeZone)),
     phone: Type.Optional(Phone),
     notes: Type.Optional(Nullable(Notes)),
     metadata: Type.Optional(Metadata),
@@ -78,6 +87,9 @@ export const Customer = Type.Object(
     id: Type.String(),
     name: Type.String(),
     email: Nullable(Type.String()),
+    timeZone: Nullable(
+      Type.String({ description: 'IANA time zone of the customer’s quiet hours; null: the workspace’s.' }),
+    ),
     phone: Type.String({ description: 'E.164' }),
     notes: Nullable(Type.String()),
     metadata: Metadata,
@@ -100,6 +112,7 @@ export const Customer = Type.Object(
         id: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
         name: 'Ada Obi',
         email: 'ada.obi@example.com',
+        timeZone: null,
         phone: '+2348031234567',
         notes: 'Prefers transfers on Fridays',
         metadata: { branch: 'Ikeja' },

@@ -3,6 +3,7 @@ import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
+import { isTimeZone } from '../../lib/calendar.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { parseMetadata, stringifyMetadata } from '../../lib/json.js';
@@ -23,6 +24,7 @@ export function toApi(row: CustomersTable, balances: Customer['balances'] = []):
     id: row.id,
     name: row.name,
     email: row.email,
+    timeZone: row.time_zone,
     phone: row.phone,
     notes: row.notes,
     metadata: parseMetadata(row.metadata),
@@ -69,6 +71,7 @@ export async function createCustomer(
     updated_at: now,
     archived_at: null,
     opt_outs: '',
+    time_zone: timeZoneOf(input.timeZone) ?? null,
   };
   const customer = toApi(row);
   return inTransaction(ctx, async (trx) => {
@@ -119,6 +122,7 @@ export async function updateCustomer(
       ...(input.email !== undefined ? { email: input.email } : {}),
       ...(phone !== undefined ? { phone } : {}),
       ...(input.notes !== undefined ? { notes: input.notes } : {}),
+      ...(input.timeZone !== undefined ? { time_zone: timeZoneOf(input.timeZone) } : {}),
       ...(input.metadata !== undefined ? { metadata: stringifyMetadata(input.metadata) } : {}),
       updated_at: tenant.clock.now().toISOString(),
     });
@@ -229,4 +233,12 @@ export function customerByPhone(db: DbOrTrx, tenant: TenantRef, phone: string) {
     .where('phone', '=', phone)
     .orderBy('id')
     .executeTakeFirst();
+}
+
+/** A time zone as given, checked: an IANA name, or null; a field error naming timeZone otherwise. */
+function timeZoneOf(timeZone: string | null | undefined): string | null | undefined {
+  if (timeZone === undefined || timeZone === null) return timeZone;
+  if (!isTimeZone(timeZone))
+    throw fieldError({ timeZone: 'must be an IANA time zone such as Africa/Nairobi' });
+  return timeZone;
 }

@@ -18,6 +18,8 @@ export interface CustomersTable {
   archived_at: string | null;
   /** Comma-separated channels the customer asked not to be messaged on (`sms`, `whatsapp`, `email`). */
   opt_outs: string;
+  /** IANA time zone of the customer's quiet hours; null: the workspace's. */
+  time_zone: string | null;
 }
 
 declare module '../../db/schema.js' {

@@ -20,12 +20,26 @@ export async function messageSenderFor(
     async send(message) {
       if (message.channel === 'email' || !adapter.channels.has(message.channel))
         return fallback.send(message);
-      const result = await adapter.send({
+      const phoneMessage = {
         channel: message.channel,
         to: message.to,
         text: message.text,
         reference: message.reference ?? '',
-      });
+      };
+      if (message.retried && adapter.lookupSent) {
+        const already = await adapter.lookupSent(phoneMessage);
+        if (already)
+          return { status: 'sent', provider: setting.provider, providerMessageId: already, error: null };
+        if (already === undefined) {
+          return {
+            status: 'failed',
+            provider: setting.provider,
+            providerMessageId: null,
+            error: `${setting.provider} could not say whether it has the message already; it is asked again before any new send`,
+          };
+        }
+      }
+      const result = await adapter.send(phoneMessage);
       return result.status === 'sent'
         ? {
             status: 'sent',

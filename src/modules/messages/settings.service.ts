@@ -153,13 +153,16 @@ export function callbackUrlOf(
 /** The adapter of a setting, its credentials opened. */
 export function messageAdapterOf(ctx: AppContext, setting: MessageSettingsTable): PhoneMessageAdapter {
   const apiUrl = setting.provider === 'twilio' ? ctx.config.twilioApiUrl : ctx.config.africastalkingApiUrl;
-  return PROVIDERS[setting.provider].factory({
-    values: JSON.parse(ctx.secrets.open(setting.credentials)) as Record<string, string>,
-    apiUrl,
-    smsFrom: setting.sms_from,
-    whatsappFrom: setting.whatsapp_from,
-    callbackUrl: callbackUrlOf(ctx.config.publicUrl, setting),
-  });
+  return PROVIDERS[setting.provider].factory(
+    {
+      values: JSON.parse(ctx.secrets.open(setting.credentials)) as Record<string, string>,
+      apiUrl,
+      smsFrom: setting.sms_from,
+      whatsappFrom: setting.whatsapp_from,
+      callbackUrl: callbackUrlOf(ctx.config.publicUrl, setting),
+    },
+    { timeoutMs: ctx.config.providerTimeoutMs },
+  );
 }
 
 /** A setting as `messages list` shows it: never a secret, only its last four characters. */

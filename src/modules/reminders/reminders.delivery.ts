@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { quietHoursEnd } from '../../lib/calendar.js';
+import { type ContactPolicy, contactPolicyOf } from '../../lib/contact-policy.js';
 import { newId } from '../../lib/ids.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
@@ -10,7 +11,7 @@ import { messageSenderFor } from '../messages/senders.service.js';
 import { factsOf, loadSubject, skipReasonOf, withdrawnReasonOf } from './reminders.facts.js';
 import { toApi } from './reminders.mapper.js';
 import * as repo from './reminders.repository.js';
-import type { RemindersTable } from './reminders.table.js';
+import type { LogSkipReason, RemindersTable } from './reminders.table.js';
 import { renderReminder } from './reminders.templates.js';
 
 /** A delivery try holds its reminder this long; a worker that stops mid-send leaves it to the next after. */
@@ -18,6 +19,7 @@ const CLAIM_MS = 2 * 60_000;
 /** Waits before the 3 retries of a failed send. */
 export const RETRY_AFTER_MS = [60_000, 5 * 60_000, 30 * 60_000] as const;
 const MAX_TRIES = RETRY_AFTER_MS.length + 1;
+const DAY_MS = 24 * 60 * 60_000;
 
 const later = (from: string, ms: number) => new Date(Date.parse(from) + ms).toISOString();
 
@@ -60,8 +62,10 @@ async function recordTry(
       provider: receipt.provider,
       provider_message_id: receipt.providerMessageId,
       error: receipt.error,
-      delivered_at: null,
+      // Test mode's simulator stands for a provider whose receipt says delivered.
+      delivered_at: receipt.status === 'simulated' ? now : null,
       provider_error_code: null,
+      skip_reason: null,
       created_at: now,
     });
     const tries = held.attempts + 1;
@@ -81,8 +85,55 @@ async function recordTry(
     );
     if (!updated) throw new Error(`reminder ${held.id} changed while it was being sent`);
     if (updated.status === 'sent') await recordEvent(trx, tenant, 'reminder.sent', toApi(updated));
+    if (receipt.status === 'simulated') await recordEvent(trx, tenant, 'reminder.delivered', toApi(updated));
     if (updated.status === 'failed') await recordEvent(trx, tenant, 'reminder.failed', toApi(updated));
   });
+}
+
+/** A log row for a message the contact policy held back: why, in its own words. */
+async function logHeldBack(
+  ctx: AppContext,
+  tenant: Tenant,
+  held: RemindersTable,
+  reason: LogSkipReason,
+  error: string,
+  now: string,
+): Promise<void> {
+  await repo.insertLog(ctx.db, {
+    id: newId('reminderLog', tenant.clock.now()),
+    workspace_id: held.workspace_id,
+    mode: held.mode,
+    reminder_id: held.id,
+    channel: held.channel,
+    recipient: held.recipient,
+    status: 'skipped',
+    provider: 'none',
+    provider_message_id: null,
+    error,
+    delivered_at: null,
+    provider_error_code: null,
+    skip_reason: reason,
+    created_at: now,
+  });
+}
+
+/** Whether the customer had as many automatic messages as the policy allows, in 24 hours or in 7 days; why. */
+async function frequencyCapped(
+  ctx: AppContext,
+  tenant: Tenant,
+  customerId: string,
+  now: string,
+  policy: ContactPolicy,
+): Promise<string | null> {
+  const day = await repo.automaticMessagesSince(ctx.db, tenant, customerId, later(now, -DAY_MS));
+  if (day >= policy.maxPerDay) {
+    return `${day} automatic message(s) in the last 24 hours: the contact policy allows ${policy.maxPerDay}.`;
+  }
+  const week = await repo.automaticMessagesSince(ctx.db, tenant, customerId, later(now, -7 * DAY_MS));
+  if (week >= policy.maxPerWeek) {
+    return `${week} automatic message(s) in the last 7 days: the contact policy allows ${policy.maxPerWeek}.`;
+  }
+  return null;
 }
 
 /**
@@ -102,13 +153,25 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
   });
   const withdrawn = withdrawnReasonOf(subject);
   if (withdrawn) return close(ctx, held, 'cancelled', withdrawn, now);
-  if (optOutsOf(subject.customer).includes(held.channel))
+  if (optOutsOf(subject.customer).includes(held.channel)) {
+    await logHeldBack(ctx, tenant, held, 'opted_out', 'The customer opted out of this channel (STOP).', now);
     return close(ctx, held, 'skipped', 'opted_out', now);
+  }
   const skip = await skipReasonOf(ctx.db, subject, held.templated === 1);
   if (skip) return close(ctx, held, 'skipped', skip, now);
   if (held.source === 'schedule') {
-    const quietUntil = quietHoursEnd(now, subject.workspace.timezone);
+    const policy = contactPolicyOf(subject.workspace.contact_policy);
+    const zone = subject.customer.time_zone ?? subject.workspace.timezone;
+    const quietUntil = quietHoursEnd(now, zone, policy.quietHours);
     if (quietUntil) {
+      await logHeldBack(
+        ctx,
+        tenant,
+        held,
+        'quiet_hours',
+        `Quiet hours in ${zone}: sent at ${quietUntil}.`,
+        now,
+      );
       await repo.updateIn(
         ctx.db,
         held.id,
@@ -117,6 +180,11 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
         held.claimed_until ?? undefined,
       );
       return true;
+    }
+    const capped = await frequencyCapped(ctx, tenant, held.customer_id, now, policy);
+    if (capped) {
+      await logHeldBack(ctx, tenant, held, 'frequency_cap', capped, now);
+      return close(ctx, held, 'skipped', 'frequency_cap', now);
     }
   }
   const written = held.templated === 1 ? renderReminder(held.stage, held.channel, factsOf(subject)) : null;
@@ -131,6 +199,7 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
     ...(sent.subject ? { subject: sent.subject } : {}),
     text: sent.message,
     reference: held.id,
+    retried: held.attempts > 0,
   });
   await recordTry(ctx, tenant, held, sent, receipt, now);
   return true;

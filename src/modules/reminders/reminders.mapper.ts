@@ -35,6 +35,7 @@ export function logToApi(row: ReminderLogsTable): ReminderLog {
     error: row.error,
     deliveredAt: row.delivered_at,
     providerErrorCode: row.provider_error_code,
+    skipReason: row.skip_reason,
     createdAt: row.created_at,
   };
 }

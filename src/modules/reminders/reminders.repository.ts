@@ -136,3 +136,24 @@ export function dueOfTenant(db: DbOrTrx, tenant: TenantRef, now: string, limit: 
     .limit(limit)
     .execute();
 }
+
+/** Automatic messages that went to a customer since an instant (handed over, whatever became of them after). */
+export async function automaticMessagesSince(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  customerId: string,
+  since: string,
+) {
+  const row = await db
+    .selectFrom('reminder_logs')
+    .innerJoin('reminders', 'reminders.id', 'reminder_logs.reminder_id')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('reminders.workspace_id', '=', tenant.workspaceId)
+    .where('reminders.mode', '=', tenant.mode)
+    .where('reminders.customer_id', '=', customerId)
+    .where('reminders.source', '=', 'schedule')
+    .where('reminder_logs.status', 'in', ['sent', 'delivered', 'undelivered', 'simulated'])
+    .where('reminder_logs.created_at', '>', since)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}

@@ -144,7 +144,7 @@ export const ReminderListQuery = Type.Object(
 );
 export type ReminderListQuery = Static<typeof ReminderListQuery>;
 
-const REMINDER_LOG_STATUSES = ['sent', 'delivered', 'undelivered', 'failed', 'simulated'] as const;
+const REMINDER_LOG_STATUSES = ['sent', 'delivered', 'undelivered', 'failed', 'simulated', 'skipped'] as const;
 
 export const ReminderLog = Type.Object(
   {
@@ -154,7 +154,7 @@ export const ReminderLog = Type.Object(
     to: Type.String(),
     status: Type.Enum(REMINDER_LOG_STATUSES, {
       description:
-        'sent: handed to the provider; delivered or undelivered: what the provider said after (its receipt; see deliveredAt and providerErrorCode); failed: not handed over; simulated: test mode, nothing left the machine.',
+        'sent: handed to the provider; delivered or undelivered: what the provider said after (its receipt; see deliveredAt and providerErrorCode); failed: not handed over; simulated: test mode, nothing left the machine; skipped: held back by the contact policy (see skipReason).',
     }),
     provider: Type.String({ description: 'simulator, smtp, the message provider’s name, or none.' }),
     providerMessageId: Nullable(Type.String()),
@@ -165,6 +165,12 @@ export const ReminderLog = Type.Object(
     }),
     providerErrorCode: Nullable(
       Type.String({ description: "The provider's error code for an undelivered message." }),
+    ),
+    skipReason: Nullable(
+      Type.Enum(['opted_out', 'quiet_hours', 'frequency_cap'], {
+        description:
+          'opted_out: the customer sent STOP on this channel; quiet_hours: held until they end (the reminder is sent then); frequency_cap: the customer had as many automatic messages as the contact policy allows.',
+      }),
     ),
     createdAt: Instant,
   },
@@ -182,6 +188,7 @@ export const ReminderLog = Type.Object(
         error: null,
         deliveredAt: null,
         providerErrorCode: null,
+        skipReason: null,
         createdAt: '2027-01-28T08:00:01.000Z',
       },
     ],

@@ -4,8 +4,10 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { eachDue } from '../../jobs/sweep-batches.js';
 import { earliest, type SweepDefinition } from '../../jobs/sweeps.js';
 import { quietHoursEnd } from '../../lib/calendar.js';
+import { type ContactPolicy, contactPolicyOf } from '../../lib/contact-policy.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { customerRowById } from '../customers/customers.service.js';
+import type { Channel } from '../../ports/messages.js';
+import { type CustomersTable, customerRowById, optOutsOf } from '../customers/customers.service.js';
 import { payerOfSchedule } from '../mandates/index.js';
 import {
   findObligation,
@@ -64,17 +66,19 @@ async function remindStage(trx: Trx, tenant: Tenant, obligationId: string): Prom
   const customerId = await customerOf(trx, tenant, obligation);
   if (!customerId) return true;
   const customer = await customerRowById(trx, customerId);
-  const channel = defaultChannel(customer);
-  const recipient = recipientOf(customer, channel) ?? '';
   const subject = await loadSubject(trx, tenant, {
     customerId,
     trackId: obligation.track_id,
     obligationId: obligation.id,
   });
+  const policy = contactPolicyOf(subject.workspace.contact_policy);
+  const channel = policyChannel(customer, policy);
+  const recipient = recipientOf(customer, channel) ?? '';
   const skip = await skipReasonOf(trx, subject, true);
   for (let stage = from; stage <= latest; stage++) {
     const reason = stage < latest ? 'superseded' : skip;
-    const sendAt = quietHoursEnd(now, subject.workspace.timezone) ?? now;
+    const sendAt =
+      quietHoursEnd(now, customer.time_zone ?? subject.workspace.timezone, policy.quietHours) ?? now;
     const row = await reminderRow(trx, tenant, {
       customer,
       trackId: obligation.track_id,
@@ -92,6 +96,18 @@ async function remindStage(trx: Trx, tenant: Tenant, obligationId: string): Prom
     );
   }
   return true;
+}
+
+/**
+ * The channel of an automatic reminder: the first of the contact policy's channels the customer can be reached on
+ * and has not opted out of; else the one a reminder takes when none is asked.
+ */
+function policyChannel(customer: CustomersTable, policy: ContactPolicy): Channel {
+  const optedOut = optOutsOf(customer);
+  return (
+    policy.channels.find((channel) => recipientOf(customer, channel) && !optedOut.includes(channel)) ??
+    defaultChannel(customer)
+  );
 }
 
 /** Automatic reminders of reminder_only and mixed schedules: each obligation's stages as they fall due. */

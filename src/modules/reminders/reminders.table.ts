@@ -16,6 +16,7 @@ export const SKIP_REASONS = [
   'attempt_processing',
   'superseded',
   'opted_out',
+  'frequency_cap',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
@@ -54,7 +55,10 @@ export interface RemindersTable {
   updated_at: string;
 }
 
-export type ReminderLogStatus = 'sent' | 'delivered' | 'undelivered' | 'failed' | 'simulated';
+export type ReminderLogStatus = 'sent' | 'delivered' | 'undelivered' | 'failed' | 'simulated' | 'skipped';
+
+/** Why a message was held back by the contact policy, as its log row says. */
+export type LogSkipReason = 'opted_out' | 'quiet_hours' | 'frequency_cap';
 
 export interface ReminderLogsTable {
   id: string;
@@ -71,6 +75,8 @@ export interface ReminderLogsTable {
   delivered_at: string | null;
   /** The provider's error code for a message it could not deliver. */
   provider_error_code: string | null;
+  /** A message held back by the contact policy (status `skipped`): why. */
+  skip_reason: LogSkipReason | null;
   created_at: string;
 }
 

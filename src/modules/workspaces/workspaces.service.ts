@@ -44,6 +44,7 @@ export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInpu
     support_email: null,
     support_phone: null,
     brand_color: null,
+    contact_policy: null,
     subscription_plan: DEFAULT_SUBSCRIPTION_PLAN,
     created_at: now,
     updated_at: now,

@@ -2,6 +2,7 @@ import { type DialectName, forUpdate } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { isTimeZone } from '../../lib/calendar.js';
 import type { Clock } from '../../lib/clock.js';
+import { type ContactPolicyChange, changeContactPolicy, contactPolicyOf } from '../../lib/contact-policy.js';
 import { isEmail } from '../../lib/email.js';
 import { isCurrency } from '../../lib/money.js';
 import { COUNTRY_PROBLEM, isCountry, readPhone } from '../../lib/phone.js';
@@ -19,10 +20,13 @@ export interface WorkspaceSettings {
   supportEmail?: string | null;
   supportPhone?: string | null;
   brandColor?: string | null;
+  /** A change to the contact policy (what is left out stays); null restores the defaults. */
+  contactPolicy?: ContactPolicyChange | null;
 }
 
 export type SettingName = keyof WorkspaceSettings;
-export type SettingProblems = Partial<Record<SettingName, string>>;
+/** By setting, or by a path into one (`contactPolicy.maxPerDay`). */
+export type SettingProblems = Partial<Record<SettingName | `contactPolicy.${string}`, string>>;
 
 export const NAME_PROBLEM = 'must be 1 to 200 characters, not only spaces';
 export const CURRENCY_PROBLEM = 'must be an ISO 4217 currency code such as NGN or USD';
@@ -40,7 +44,14 @@ export function isWorkspaceName(name: string): boolean {
 type SettingColumns = Partial<
   Pick<
     WorkspacesTable,
-    'name' | 'default_currency' | 'timezone' | 'country' | 'support_email' | 'support_phone' | 'brand_color'
+    | 'name'
+    | 'default_currency'
+    | 'timezone'
+    | 'country'
+    | 'support_email'
+    | 'support_phone'
+    | 'brand_color'
+    | 'contact_policy'
   >
 >;
 
@@ -50,7 +61,11 @@ export type SettingsCheck = { columns: SettingColumns } | { problems: SettingPro
  * Every bad setting at once, or the columns to write. The support phone is read in the country the workspace
  * will have: the one the same change sets, else `currentCountry`.
  */
-export function checkSettings(settings: WorkspaceSettings, currentCountry: string | null): SettingsCheck {
+export function checkSettings(
+  settings: WorkspaceSettings,
+  currentCountry: string | null,
+  currentPolicy: string | null = null,
+): SettingsCheck {
   const problems: SettingProblems = {};
   const columns: SettingColumns = {};
   const { name, currency, timeZone, country, supportEmail, supportPhone, brandColor } = settings;
@@ -89,6 +104,12 @@ export function checkSettings(settings: WorkspaceSettings, currentCountry: strin
     else if (BRAND_COLOR.test(brandColor)) columns.brand_color = brandColor.toLowerCase();
     else problems.brandColor = BRAND_COLOR_PROBLEM;
   }
+  if (settings.contactPolicy === null) columns.contact_policy = null;
+  else if (settings.contactPolicy !== undefined) {
+    const changed = changeContactPolicy(contactPolicyOf(currentPolicy), settings.contactPolicy);
+    if ('problems' in changed) Object.assign(problems, changed.problems);
+    else columns.contact_policy = JSON.stringify(changed.policy);
+  }
   return Object.keys(problems).length > 0 ? { problems } : { columns };
 }
 
@@ -113,7 +134,7 @@ export async function updateSettings(
     trx.selectFrom('workspaces').selectAll().where('id', '=', workspaceId),
   ).executeTakeFirst();
   if (!current) return { missing: true };
-  const check = checkSettings(settings, current.country);
+  const check = checkSettings(settings, current.country, current.contact_policy);
   if ('problems' in check) return check;
   const workspace = await trx
     .updateTable('workspaces')

@@ -10,6 +10,8 @@ export interface WorkspacesTable {
   support_phone: string | null;
   /** `#rrggbb`, shown on payer pages. */
   brand_color: string | null;
+  /** JSON `ContactPolicy` (lib/contact-policy.ts); null: the defaults. */
+  contact_policy: string | null;
   subscription_plan: string;
   created_at: string;
   updated_at: string;

@@ -14,6 +14,7 @@ import {
 } from './client.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const DAY_MS = 24 * 60 * 60_000;
 
 /**
  * Error codes of Create a Message that mean "try later" rather than "no" (Twilio's error dictionary): 20429, too
@@ -79,6 +80,26 @@ export const createTwilioAdapter: PhoneAdapterFactory = (credentials, options = 
   const adapter: PhoneMessageAdapter = {
     name: 'twilio',
     channels,
+    async lookupSent(message: PhoneMessage) {
+      const from = senders[message.channel];
+      const prefix = message.channel === 'whatsapp' ? 'whatsapp:' : '';
+      const filter = {
+        To: `${prefix}${message.to}`,
+        ...(from && !MESSAGING_SERVICE_SID.test(from) ? { From: `${prefix}${from}` } : {}),
+      };
+      let listed: Awaited<ReturnType<typeof client.listMessages>>;
+      try {
+        listed = await client.listMessages(filter);
+      } catch (error) {
+        if (error instanceof TwilioTransportError) return undefined;
+        throw error;
+      }
+      if (listed === null) return undefined;
+      // Twilio's own clock, against the wall clock: within a day, the same text to the same number is this one.
+      const recent = (created: string | null) =>
+        created !== null && Date.now() - Date.parse(created) < DAY_MS;
+      return listed.find((m) => m.body === message.text && recent(m.date_created))?.sid ?? null;
+    },
     async send(message: PhoneMessage): Promise<SendResult> {
       const from = senders[message.channel];
       // Twilio has no default sender: without one the channel is not set up.

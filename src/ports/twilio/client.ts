@@ -49,6 +49,15 @@ export class TwilioTransportError extends Error {
 
 export interface TwilioClient {
   createMessage(params: CreateMessageParams): Promise<TwilioAnswer>;
+  /** Read multiple Message resources, newest first, filtered by To and From (one page). Null when not readable. */
+  listMessages(filter: { To: string; From?: string }): Promise<ListedMessage[] | null>;
+}
+
+/** A Message as the list answers it (the fields the lookup reads). */
+export interface ListedMessage {
+  sid: string;
+  body: string | null;
+  date_created: string | null;
 }
 
 function isTwilioError(value: unknown): value is TwilioError {
@@ -117,6 +126,21 @@ export function createTwilioClient(options: {
           return { kind: 'created', httpStatus, message: isMessage(parsed) ? parsed : null };
         }
         return { kind: 'error', httpStatus, error: isTwilioError(parsed) ? parsed : null };
+      } catch (error) {
+        throw describe(error, options.timeoutMs);
+      }
+    },
+    async listMessages(filter) {
+      const query = new URLSearchParams({ ...filter, PageSize: '50' });
+      try {
+        const response = await request(`${messagesUrl}?${query}`, {
+          method: 'GET',
+          headers: { authorization: `Basic ${basic}`, accept: 'application/json' },
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+        const parsed = parseJson(await response.body.text()) as { messages?: unknown } | null;
+        if (response.statusCode !== 200 || !Array.isArray(parsed?.messages)) return null;
+        return parsed.messages as ListedMessage[];
       } catch (error) {
         throw describe(error, options.timeoutMs);
       }
