@@ -14,7 +14,7 @@ import { parseMode } from './key-create.js';
 import { readSecret } from './secret-input.js';
 
 const SYNOPSIS =
-  'messages set --workspace ID --provider twilio|africastalking --mode test|live --credentials-file F [--sms-from S] [--whatsapp-from W] [--json]';
+  'messages set --workspace ID --provider twilio|africastalking|http --mode test|live --credentials-file F [--sms-from S] [--whatsapp-from W] [--json]';
 
 export const messagesSetCommand: Command = {
   name: 'messages set',
@@ -23,11 +23,13 @@ export const messagesSetCommand: Command = {
   help: `Usage: paytrack ${SYNOPSIS}
 
   --workspace ID          the workspace
-  --provider P            twilio (SMS and WhatsApp) or africastalking (SMS)
+  --provider P            twilio (SMS and WhatsApp), africastalking (SMS), or http (the HTTP
+                          message provider of MESSAGE_PROVIDER_URL's format, for others)
   --mode M                test or live: the provider carries that mode's reminders
   --credentials-file F    the provider's credentials as JSON, from file F (- reads stdin):
                           twilio {"accountSid":"AC…","authToken":"…"},
-                          africastalking {"username":"…","apiKey":"…"}.
+                          africastalking {"username":"…","apiKey":"…"},
+                          http {"url":"https://…","apiKey":"…"}.
                           Stored encrypted under PAYTRACK_SECRET_KEY, never shown again
   --sms-from S            the SMS sender: an E.164 number, a short code or an alphanumeric
                           sender ID (Twilio: a Messaging Service SID too)
@@ -54,7 +56,8 @@ printed with the provider for delivery receipts and incoming messages.`,
     });
     const workspaceId = requireOption(values.workspace, 'workspace');
     const provider = requireOption(values.provider, 'provider');
-    if (!isMessageProvider(provider)) throw new UsageError('--provider must be twilio or africastalking');
+    if (!isMessageProvider(provider))
+      throw new UsageError('--provider must be twilio, africastalking or http');
     const mode = parseMode(requireOption(values.mode, 'mode'));
     const file = requireOption(values['credentials-file'], 'credentials-file');
     const input = {

@@ -1,4 +1,5 @@
 import type { DeliveryReceipt, MessageSender } from './messages.js';
+import { CallbackSignatureError, type PhoneAdapterFactory, type PhoneChannel } from './phone-messages.js';
 
 export interface HttpMessageSenderOptions {
   /** The provider's API root, without a trailing slash; requests go to `{baseUrl}/messages`. */
@@ -104,3 +105,35 @@ function describeNetworkFailure(name: string, error: unknown, timeoutMs: number)
           : String(error);
   return `${name} could not be reached: ${detail}`;
 }
+
+/**
+ * The HTTP message provider as a workspace's own (`paytrack messages set --provider http`): credentials `url`
+ * (the API root) and `apiKey`; the wire format above. It sends no receipts or replies paytrack can read.
+ */
+export const createHttpPhoneAdapter: PhoneAdapterFactory = (credentials, options = {}) => {
+  const sender = httpMessageSender({
+    baseUrl: (credentials.values.url ?? '').replace(/\/+$/, ''),
+    apiKey: credentials.values.apiKey ?? '',
+    smsFrom: credentials.smsFrom ?? undefined,
+    whatsappFrom: credentials.whatsappFrom ?? undefined,
+    name: 'http',
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  const channels = new Set<PhoneChannel>([
+    ...(credentials.smsFrom ? (['sms'] as const) : []),
+    ...(credentials.whatsappFrom ? (['whatsapp'] as const) : []),
+  ]);
+  return {
+    name: 'http',
+    channels,
+    async send(message) {
+      const receipt = await sender.send(message);
+      return receipt.status === 'sent' && receipt.providerMessageId
+        ? { status: 'sent', providerMessageId: receipt.providerMessageId }
+        : { status: 'failed', providerCode: 'http', message: receipt.error ?? 'not sent', retryable: true };
+    },
+    parseCallback() {
+      throw new CallbackSignatureError('The HTTP message provider sends no callbacks paytrack reads.');
+    },
+  };
+};

@@ -89,7 +89,7 @@ export interface PhoneAdapterOptions {
 }
 
 export interface PhoneMessageAdapter {
-  readonly name: 'twilio' | 'africastalking';
+  readonly name: 'twilio' | 'africastalking' | 'http';
   readonly channels: ReadonlySet<PhoneChannel>;
   send(message: PhoneMessage): Promise<SendResult>;
   /**

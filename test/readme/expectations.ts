@@ -234,6 +234,28 @@ export const expectations: Record<string, Expectation> = {
     assert.match(stdout, /'stripe', 'checkout,debit', 'wxyz'/);
   },
 
+  'messages-keys'(stdout) {
+    assert.ok(!stdout.includes('0123456789abcdef0123456789abcdef'), 'the auth token is never printed');
+    assert.match(stdout, /Register this callback URL with twilio/);
+    assert.match(stdout, /http:\/\/\S+\/api\/v1\/message-callbacks\/mst_[0-9A-Z]{26}\?token=\S+/);
+    assert.match(stdout, /'twilio', 'AC0123456789abcdef0123456789abcdef …cdef'/);
+  },
+
+  replies(stdout) {
+    const [stop] = answers(stdout).map(ok);
+    assert.equal(stop.action, 'opt_out');
+    assert.equal(stop.text, 'STOP');
+    assert.match(stdout, /\[ 'sms' \]/);
+    assert.match(stdout, /\[ 'START', 'opt_in' \],\s*\[ 'STOP', 'opt_out' \]/);
+  },
+
+  'contact-policy'(stdout) {
+    assert.match(stdout, /start: '20:00', end: '07:30'/);
+    assert.match(stdout, /maxPerWeek: 2/);
+    assert.match(stdout, /Africa\/Nairobi/);
+    assert.match(stdout, /\{ start: '21:00', end: '08:00' \}\s*$/);
+  },
+
   cli(stdout) {
     const lines = stdout.trim().split('\n');
     const created = JSON.parse(lines.at(-1) ?? '{}');

@@ -1,7 +1,7 @@
 import type { Mode } from '../../lib/tenant.js';
 import type { PhoneChannel } from '../../ports/phone-messages.js';
 
-export const MESSAGE_PROVIDERS = ['twilio', 'africastalking'] as const;
+export const MESSAGE_PROVIDERS = ['twilio', 'africastalking', 'http'] as const;
 export type MessageProviderName = (typeof MESSAGE_PROVIDERS)[number];
 
 /** A workspace's SMS and WhatsApp provider for one mode. */

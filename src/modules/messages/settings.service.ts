@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { Mode, TenantRef } from '../../lib/tenant.js';
 import { createAfricastalkingAdapter } from '../../ports/africastalking/adapter.js';
+import { createHttpPhoneAdapter } from '../../ports/message-provider.js';
 import type { PhoneAdapterFactory, PhoneMessageAdapter } from '../../ports/phone-messages.js';
 import { createTwilioAdapter } from '../../ports/twilio/adapter.js';
 import { MESSAGE_PROVIDERS, type MessageProviderName, type MessageSettingsTable } from './messages.table.js';
@@ -27,6 +28,12 @@ const PROVIDERS: Record<
     shown: ['username', 'apiKey'],
     factory: createAfricastalkingAdapter,
     whatsapp: false,
+  },
+  http: {
+    fields: { url: /^https?:\/\/[^\s]{1,500}$/, apiKey: /^[\x21-\x7e]{8,500}$/ },
+    shown: ['url', 'apiKey'],
+    factory: createHttpPhoneAdapter,
+    whatsapp: true,
   },
 };
 
@@ -152,7 +159,11 @@ export function callbackUrlOf(
 
 /** The adapter of a setting, its credentials opened. */
 export function messageAdapterOf(ctx: AppContext, setting: MessageSettingsTable): PhoneMessageAdapter {
-  const apiUrl = setting.provider === 'twilio' ? ctx.config.twilioApiUrl : ctx.config.africastalkingApiUrl;
+  const apiUrl = {
+    twilio: ctx.config.twilioApiUrl,
+    africastalking: ctx.config.africastalkingApiUrl,
+    http: '',
+  }[setting.provider];
   return PROVIDERS[setting.provider].factory(
     {
       values: JSON.parse(ctx.secrets.open(setting.credentials)) as Record<string, string>,
