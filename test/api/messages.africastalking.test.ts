@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import {
@@ -11,9 +8,9 @@ import {
 } from '../fakes/africastalking.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { cliEnv, cliJson } from '../helpers/cli.js';
 import { newCustomer, newWorkspace } from '../helpers/factories.js';
 import { SECRET_KEY } from '../helpers/live-providers.js';
+import { logsOf, messagesEnv, remind as sendReminder, setMessageProvider } from '../helpers/messages.js';
 
 // SMS reminders through Africa's Talking (its local fake): delivery reports and replies come unsigned to the
 // callback URL, which carries the setting's token.
@@ -37,39 +34,15 @@ after(async () => {
 
 async function atWorkspace() {
   const ws = await newWorkspace(t, { country: 'KE' });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paytrack-creds-'));
-  const file = path.join(dir, 'at.json');
-  fs.writeFileSync(file, JSON.stringify({ username: at.username, apiKey: at.apiKey }));
-  const setting = await cliJson(
-    { ...cliEnv(t.database), PAYTRACK_SECRET_KEY: SECRET_KEY, PUBLIC_URL },
-    'messages',
-    'set',
-    '--workspace',
-    ws.workspaceId,
-    '--provider',
-    'africastalking',
-    '--mode',
-    'test',
-    '--credentials-file',
-    file,
-    '--sms-from',
-    'MAMAPUT',
-    '--json',
-  );
-  fs.rmSync(dir, { recursive: true, force: true });
+  const setting = await setMessageProvider(messagesEnv(t, PUBLIC_URL), ws.workspaceId, {
+    provider: 'africastalking',
+    credentials: { username: at.username, apiKey: at.apiKey },
+    args: ['--sms-from', 'MAMAPUT'],
+  });
   return { ...ws, setting };
 }
 
-async function remind(api: Client, body: Record<string, unknown>) {
-  const queued = await api.post('/reminders', body);
-  assert.equal(queued.status, 202, JSON.stringify(queued.body));
-  await api.post('/reminders/send', { reminderIds: [queued.body.data.id] });
-  await t.worker.drain();
-  return queued.body.data;
-}
-
-const logsOf = async (api: Client, reminderId: string) =>
-  (await api.get(`/reminders/logs?reminderId=${reminderId}`)).body.data.items as Record<string, any>[];
+const remind = (api: Client, body: Record<string, unknown>) => sendReminder(t, api, body);
 
 /** Africa's Talking's callback, POSTed to the setting's callback URL (or `url`, for a forged one). */
 function callback(cb: FakeCallback, url: string) {

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import { startTwilioFake, type TwilioCallback, type TwilioFake } from '../fakes/twilio.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { cliEnv, cliJson } from '../helpers/cli.js';
 import { newCustomer, newWorkspace } from '../helpers/factories.js';
 import { SECRET_KEY } from '../helpers/live-providers.js';
+import { logsOf, messagesEnv, remind as sendReminder, setMessageProvider } from '../helpers/messages.js';
 
 // SMS and WhatsApp reminders through Twilio (its local fake), its delivery receipts, and customers' replies.
 
@@ -37,45 +34,15 @@ after(async () => {
 /** A workspace whose test-mode SMS and WhatsApp go through Twilio: `paytrack messages set`. */
 async function twilioWorkspace() {
   const ws = await newWorkspace(t);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paytrack-creds-'));
-  const file = path.join(dir, 'twilio.json');
-  fs.writeFileSync(file, JSON.stringify({ accountSid: twilio.accountSid, authToken: twilio.authToken }));
-  const setting = await cliJson(
-    { ...cliEnv(t.database), PAYTRACK_SECRET_KEY: SECRET_KEY, PUBLIC_URL: 'https://pay.example.com' },
-    'messages',
-    'set',
-    '--workspace',
-    ws.workspaceId,
-    '--provider',
-    'twilio',
-    '--mode',
-    'test',
-    '--credentials-file',
-    file,
-    '--sms-from',
-    twilio.smsFrom,
-    '--whatsapp-from',
-    twilio.whatsappFrom,
-    '--json',
-  );
-  fs.rmSync(dir, { recursive: true, force: true });
+  const setting = await setMessageProvider(messagesEnv(t, 'https://pay.example.com'), ws.workspaceId, {
+    provider: 'twilio',
+    credentials: { accountSid: twilio.accountSid, authToken: twilio.authToken },
+    args: ['--sms-from', twilio.smsFrom, '--whatsapp-from', twilio.whatsappFrom],
+  });
   return { ...ws, setting };
 }
 
-async function remind(api: Client, body: Record<string, unknown>) {
-  const queued = await api.post('/reminders', body);
-  assert.equal(queued.status, 202, JSON.stringify(queued.body));
-  const sent = await api.post('/reminders/send', { reminderIds: [queued.body.data.id] });
-  assert.equal(sent.status, 202, JSON.stringify(sent.body));
-  await t.worker.drain();
-  return queued.body.data;
-}
-
-async function logsOf(api: Client, reminderId: string) {
-  const res = await api.get(`/reminders/logs?reminderId=${reminderId}`);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.data.items as Record<string, any>[];
-}
+const remind = (api: Client, body: Record<string, unknown>) => sendReminder(t, api, body);
 
 /** Delivers a Twilio callback to our server as Twilio would. */
 function callback(cb: TwilioCallback, headers: Record<string, string> = cb.headers) {

@@ -6,21 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import { paytrackJson } from '../../bench/processes.js';
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
 import { SECRET_KEY } from '../helpers/live-providers.js';
-import { type Api, databaseKinds, expect, type RealServer, startRealServer } from './server.js';
+import { type Api, databaseKinds, expect, type RealServer, startRealServer, until } from './server.js';
 
 // The built server texting through Twilio (its local fake) in real time: a send whose answer never came is
 // tried again by the worker a minute later, which asks Twilio first and finds the message, so the customer gets
 // it once; Twilio's receipt, sent over HTTP to the callback URL, marks it delivered.
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, server: RealServer, ms = 150_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`${what} within ${ms / 1000} s\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 for (const kind of databaseKinds) {
   describe(`an SMS through Twilio in real time (${kind})`, () => {

@@ -6,21 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import { paytrackJson } from '../../bench/processes.js';
 import { type PaystackFake, startPaystackFake } from '../fakes/paystack.js';
 import { SECRET_KEY } from '../helpers/live-providers.js';
-import { type Api, databaseKinds, expect, type RealServer, startRealServer } from './server.js';
+import { type Api, databaseKinds, expect, type RealServer, startRealServer, until } from './server.js';
 
 // The built server collecting through Paystack (its local fake) in real time: the worker charges a due
 // obligation on its own, Paystack answers that the bank debit is in progress, and its webhook, sent over HTTP
 // to the webhook URL `provider set` printed, settles it.
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, server: RealServer, ms = 120_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`${what} within ${ms / 1000} s\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 for (const kind of databaseKinds) {
   describe(`a Paystack bank debit in real time (${kind})`, () => {

@@ -176,3 +176,19 @@ export async function approveOnConsentPage(consentUrl: string): Promise<void> {
   });
   assert.equal(answered.status, 200, await answered.text());
 }
+
+/** Polls `read` until it gives a value, or fails saying what did not happen, with the server's output. */
+export async function until<T>(
+  what: string,
+  read: () => Promise<T | undefined>,
+  server: RealServer,
+  ms = 150_000,
+) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) assert.fail(`${what} within ${ms / 1000} s\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}

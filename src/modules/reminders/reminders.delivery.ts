@@ -11,7 +11,7 @@ import { messageSenderFor } from '../messages/senders.service.js';
 import { factsOf, loadSubject, skipReasonOf, withdrawnReasonOf } from './reminders.facts.js';
 import { toApi } from './reminders.mapper.js';
 import * as repo from './reminders.repository.js';
-import type { LogSkipReason, RemindersTable } from './reminders.table.js';
+import type { LogSkipReason, ReminderLogsTable, RemindersTable } from './reminders.table.js';
 import { renderReminder } from './reminders.templates.js';
 
 /** A delivery try holds its reminder this long; a worker that stops mid-send leaves it to the next after. */
@@ -41,6 +41,30 @@ async function close(
   return closed !== undefined;
 }
 
+/** A log row of a reminder: one delivery try, or a message held back. */
+function logRow(
+  tenant: Tenant,
+  held: RemindersTable,
+  now: string,
+  row: Pick<ReminderLogsTable, 'status' | 'error'> & Partial<ReminderLogsTable>,
+): ReminderLogsTable {
+  return {
+    id: newId('reminderLog', tenant.clock.now()),
+    workspace_id: held.workspace_id,
+    mode: held.mode,
+    reminder_id: held.id,
+    channel: held.channel,
+    recipient: held.recipient,
+    provider: 'none',
+    provider_message_id: null,
+    delivered_at: null,
+    provider_error_code: null,
+    skip_reason: null,
+    created_at: now,
+    ...row,
+  };
+}
+
 /** Records one delivery try: its log row, and the reminder sent, retried later, or failed after the last try. */
 async function recordTry(
   ctx: AppContext,
@@ -51,23 +75,17 @@ async function recordTry(
   now: string,
 ): Promise<void> {
   await inTransaction(ctx, async (trx) => {
-    await repo.insertLog(trx, {
-      id: newId('reminderLog', tenant.clock.now()),
-      workspace_id: held.workspace_id,
-      mode: held.mode,
-      reminder_id: held.id,
-      channel: held.channel,
-      recipient: held.recipient,
-      status: receipt.status,
-      provider: receipt.provider,
-      provider_message_id: receipt.providerMessageId,
-      error: receipt.error,
-      // Test mode's simulator stands for a provider whose receipt says delivered.
-      delivered_at: receipt.status === 'simulated' ? now : null,
-      provider_error_code: null,
-      skip_reason: null,
-      created_at: now,
-    });
+    await repo.insertLog(
+      trx,
+      logRow(tenant, held, now, {
+        status: receipt.status,
+        provider: receipt.provider,
+        provider_message_id: receipt.providerMessageId,
+        error: receipt.error,
+        // Test mode's simulator stands for a provider whose receipt says delivered.
+        delivered_at: receipt.status === 'simulated' ? now : null,
+      }),
+    );
     const tries = held.attempts + 1;
     const delivered = receipt.status !== 'failed';
     const retryIn = RETRY_AFTER_MS[tries - 1];
@@ -99,22 +117,7 @@ async function logHeldBack(
   error: string,
   now: string,
 ): Promise<void> {
-  await repo.insertLog(ctx.db, {
-    id: newId('reminderLog', tenant.clock.now()),
-    workspace_id: held.workspace_id,
-    mode: held.mode,
-    reminder_id: held.id,
-    channel: held.channel,
-    recipient: held.recipient,
-    status: 'skipped',
-    provider: 'none',
-    provider_message_id: null,
-    error,
-    delivered_at: null,
-    provider_error_code: null,
-    skip_reason: reason,
-    created_at: now,
-  });
+  await repo.insertLog(ctx.db, logRow(tenant, held, now, { status: 'skipped', error, skip_reason: reason }));
 }
 
 /** Whether the customer had as many automatic messages as the policy allows, in 24 hours or in 7 days; why. */
