@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { startTwilioFake, type TwilioCallback, type TwilioFake } from '../fakes/twilio.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { newCustomer, newWorkspace } from '../helpers/factories.js';
+import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
 import { SECRET_KEY } from '../helpers/live-providers.js';
 import { logsOf, messagesEnv, remind as sendReminder, setMessageProvider } from '../helpers/messages.js';
 
@@ -206,5 +206,37 @@ describe('Twilio: reminders by SMS and WhatsApp, receipts and replies', () => {
     assert.ok(retried, JSON.stringify(logs));
     assert.equal(retried.providerMessageId, twilio.sent[before]?.sid);
     assert.equal(twilio.sent.length, before + 1, 'no second message');
+  });
+
+  test('an automatic SMS that was not delivered still falls back to e-mail: the fallback is not one more message', async () => {
+    const { api } = await twilioWorkspace();
+    const customer = await newCustomer(api, { email: 'ada@example.com' });
+    const plan = await newTrack(api, { customerId: customer.id, amount: 100_000, title: 'Fridge' });
+    const schedule = await api.post('/collection-schedules', {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'one_time',
+      fixed_amount: 100_000,
+      start_date: '2028-01-25T09:00:00Z',
+      collection_method: 'reminder_only',
+    });
+    assert.equal(schedule.status, 201, JSON.stringify(schedule.body));
+    const advanced = await api.post('/account/test-clock/advance', { to: '2028-01-22T09:00:00Z' });
+    assert.equal(advanced.status, 200, JSON.stringify(advanced.body));
+    const [automatic] = (await api.get(`/reminders?customerId=${customer.id}`)).body.data.items;
+    assert.equal(automatic?.channel, 'sms', JSON.stringify(automatic));
+    const [log] = await logsOf(api, automatic.id);
+    assert.equal(log?.status, 'sent', JSON.stringify(log));
+    assert.equal(
+      (await callback(await twilio.deliver(log?.providerMessageId, 'undelivered', '30005'))).statusCode,
+      200,
+    );
+    await api.post('/reminders/send', {});
+    await t.worker.drain();
+    const email = (await api.get(`/reminders?customerId=${customer.id}`)).body.data.items.find(
+      (r: { channel: string }) => r.channel === 'email',
+    );
+    assert.equal(email?.status, 'sent', JSON.stringify(email));
+    assert.equal(email?.message, automatic.message);
   });
 });

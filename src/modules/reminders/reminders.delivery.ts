@@ -184,7 +184,9 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
       );
       return true;
     }
-    const capped = await frequencyCapped(ctx, tenant, held.customer_id, now, policy);
+    // An e-mail standing in for a message that was not delivered is that message, not one more.
+    const capped =
+      held.fallback_of === null ? await frequencyCapped(ctx, tenant, held.customer_id, now, policy) : null;
     if (capped) {
       await logHeldBack(ctx, tenant, held, 'frequency_cap', capped, now);
       return close(ctx, held, 'skipped', 'frequency_cap', now);

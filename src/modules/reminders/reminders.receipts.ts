@@ -77,12 +77,12 @@ async function fallBackToEmail(trx: Trx, tenant: Tenant, reminder: RemindersTabl
     obligationId: reminder.obligation_id,
     channel: 'email',
     recipient,
-    message: reminder.templated === 1 ? null : reminder.message,
+    // The words the customer was to get, as they were sent; a stage belongs to the reminder it stands in for.
+    message: reminder.message,
     sendAt: now,
     source: reminder.source,
-    stage: reminder.stage,
+    stage: null,
   });
   const fallback = { ...row, fallback_of: reminder.id };
-  await repo.insert(trx, fallback);
-  return fallback;
+  return (await repo.insert(trx, fallback)) ? fallback : null;
 }
