@@ -25,6 +25,13 @@ export const isRole = (role: string): role is Role => (ROLES as readonly string[
 
 export class PeopleError extends Error {}
 
+let unknownHash: Promise<string> | undefined;
+/** A hash of no one's password, checked against when the e-mail is unknown. */
+const unknownAccountHash = () => {
+  unknownHash ??= hashPassword(randomBytes(16).toString('hex'));
+  return unknownHash;
+};
+
 /**
  * A person of a workspace with a role (the person made when the e-mail is new), and a one-time link to set their
  * password. Returns the link's token.
@@ -146,8 +153,10 @@ export async function signIn(
   if (Number(failures?.count ?? 0) >= FAILURES_ALLOWED) return { refused: 'locked' };
   const user = await db.selectFrom('users').selectAll().where('email', '=', address).executeTakeFirst();
   const [membership] = user ? await membershipsOf(db, user.id) : [];
-  const good = user?.password_hash ? await verifyPassword(password, user.password_hash) : false;
-  if (!user || !good || !membership) {
+  // An unknown account costs the same hashing as a known one: the time taken says nothing of which it is.
+  const good = await verifyPassword(password, user?.password_hash ?? (await unknownAccountHash()));
+  const known = user?.password_hash ? good : false;
+  if (!user || !known || !membership) {
     await db.insertInto('sign_in_failures').values({ email: address, failed_at: at.toISOString() }).execute();
     return { refused: 'wrong' };
   }
