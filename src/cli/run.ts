@@ -12,6 +12,7 @@ import { providerListCommand } from './provider-list.js';
 import { providerResealCommand } from './provider-reseal.js';
 import { providerSetCommand } from './provider-set.js';
 import { serveCommand } from './serve.js';
+import { userCreateCommand } from './user-create.js';
 import { workerCommand } from './worker.js';
 import { workspaceCreateCommand } from './workspace-create.js';
 import { workspaceListCommand } from './workspace-list.js';
@@ -34,6 +35,7 @@ const COMMANDS: readonly Command[] = [
   providerResealCommand,
   messagesSetCommand,
   messagesListCommand,
+  userCreateCommand,
   jobsCommand,
 ];
 

@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   attempt: 'att',
   export: 'exp',
   workspace: 'ws',
+  user: 'usr',
   apiKey: 'key',
   job: 'job',
 } as const;

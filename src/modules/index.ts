@@ -8,6 +8,7 @@ import { mandatesModule } from './mandates/mandates.module.js';
 import type { ModuleManifest } from './manifest.js';
 import { messagesModule } from './messages/messages.module.js';
 import { paymentsModule } from './payments/payments.module.js';
+import { peopleModule } from './people/people.module.js';
 import { providersModule } from './providers/providers.module.js';
 import { remindersModule } from './reminders/reminders.module.js';
 import { reportsModule } from './reports/reports.module.js';
@@ -35,4 +36,5 @@ export const modules: readonly ModuleManifest[] = [
   ledgerModule,
   webhooksModule,
   eventsModule,
+  peopleModule,
 ];
