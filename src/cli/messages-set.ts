@@ -11,7 +11,7 @@ import type { Command } from './command.js';
 import { withDatabase } from './database.js';
 import { CommandError, printJson, println, requireOption, UsageError } from './io.js';
 import { parseMode } from './key-create.js';
-import { readSecret } from './secret-input.js';
+import { readSecret, requireSecretKey } from './secret-input.js';
 
 const SYNOPSIS =
   'messages set --workspace ID --provider twilio|africastalking|http --mode test|live --credentials-file F [--sms-from S] [--whatsapp-from W] [--json]';
@@ -71,11 +71,7 @@ printed with the provider for delivery receipts and incoming messages.`,
     const problem = messageSettingProblem(input);
     if (problem) throw new UsageError(problem);
     const config = loadConfig(io.env);
-    if (config.secretKeys.length === 0) {
-      throw new UsageError(
-        'PAYTRACK_SECRET_KEY must be set to store credentials: it encrypts them at rest. Make one with `openssl rand -base64 32`, keep it safe, and give the same one to every paytrack process.',
-      );
-    }
+    requireSecretKey(config, 'credentials', 'them');
     const { setting, created } = await withDatabase(
       config,
       async ({ ctx }) => {

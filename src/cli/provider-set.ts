@@ -15,7 +15,7 @@ import type { Command } from './command.js';
 import { withDatabase } from './database.js';
 import { CommandError, printJson, println, requireOption, UsageError } from './io.js';
 import { parseMode } from './key-create.js';
-import { readSecret } from './secret-input.js';
+import { readSecret, requireSecretKey } from './secret-input.js';
 
 const SYNOPSIS =
   'provider set --workspace ID --provider NAME --mode test|live [--secret-key-file F] [--webhook-secret-file F] [--rails checkout,virtual_account,debit] [--approved] [--json]';
@@ -96,11 +96,8 @@ activates the live mandates that wait for it.`,
     const problem = settingProblem(input);
     if (problem) throw new UsageError(problem);
     const config = loadConfig(io.env);
-    if ((secretKey !== undefined || webhookSecret !== undefined) && config.secretKeys.length === 0) {
-      throw new UsageError(
-        'PAYTRACK_SECRET_KEY must be set to store a provider key: it encrypts keys at rest. Make one with `openssl rand -base64 32`, keep it safe, and give the same one to every paytrack process.',
-      );
-    }
+    if (secretKey !== undefined || webhookSecret !== undefined)
+      requireSecretKey(config, 'a provider key', 'keys');
     const result = await withDatabase(
       config,
       async ({ ctx }) => {

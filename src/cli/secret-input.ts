@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import type { Config } from '../config.js';
 import { UsageError } from './io.js';
 
 /**
@@ -28,4 +29,12 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Refuses to store `what` without PAYTRACK_SECRET_KEY, which encrypts `them` at rest. */
+export function requireSecretKey(config: Readonly<Config>, what: string, them: string): void {
+  if (config.secretKeys.length > 0) return;
+  throw new UsageError(
+    `PAYTRACK_SECRET_KEY must be set to store ${what}: it encrypts ${them} at rest. Make one with \`openssl rand -base64 32\`, keep it safe, and give the same one to every paytrack process.`,
+  );
 }

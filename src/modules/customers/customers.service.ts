@@ -187,7 +187,7 @@ export async function listCustomers(
 
 /** The e-mail a provider is given for a payer: the customer's, or an address that reaches no one
  * (providers such as Paystack require one). */
-export function payerEmailOf(customer: { id: string; email: string | null }): string {
+export function payerEmailOf(customer: { id: string; email?: string | null }): string {
   return customer.email ?? `${customer.id.toLowerCase()}@payers.paytrack.invalid`;
 }
 

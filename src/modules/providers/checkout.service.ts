@@ -63,7 +63,7 @@ export async function checkoutLinkFor(
     reference: id,
     amount,
     currency: obligation.currency,
-    payerEmail: payer ? payerEmailOf(payer) : `${obligation.id.toLowerCase()}@payers.paytrack.invalid`,
+    payerEmail: payerEmailOf(payer ?? { id: obligation.id }),
     returnUrl: `${ctx.config.publicUrl}/checkout/${id}/return`,
   });
   return { id, url: made.url, provider, providerReference: made.id };

@@ -48,7 +48,16 @@ export const NOTIFICATION_HANDLERS: Record<InboundNotification['type'], Notifica
 };
 
 /** Ids are a prefix and base32 or base62 characters; anything else names no setting (and never reaches SQL). */
-export const SETTING_ID = /^[A-Za-z0-9_]{1,64}$/;
+const SETTING_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+/** The setting a provider's callback URL names; not_found for an id of another form or of no setting. */
+export async function settingOfUrl(ctx: AppContext, settingId: string): Promise<ProviderSettingsTable> {
+  const setting = SETTING_ID.test(settingId)
+    ? await ctx.db.selectFrom('provider_settings').selectAll().where('id', '=', settingId).executeTakeFirst()
+    : undefined;
+  if (!setting) throw notFound('provider setting', settingId.slice(0, 64));
+  return setting;
+}
 
 export interface VerifiedNotification {
   setting: ProviderSettingsTable;
@@ -65,10 +74,7 @@ export async function verifyNotification(
   rawBody: string,
   headers: RawNotification['headers'],
 ): Promise<VerifiedNotification> {
-  const setting = SETTING_ID.test(settingId)
-    ? await ctx.db.selectFrom('provider_settings').selectAll().where('id', '=', settingId).executeTakeFirst()
-    : undefined;
-  if (!setting) throw notFound('provider setting', settingId.slice(0, 64));
+  const setting = await settingOfUrl(ctx, settingId);
   let parsed: ReturnType<PaymentProvider['parseNotification']>;
   try {
     parsed = ctx.ports

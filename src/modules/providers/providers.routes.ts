@@ -96,7 +96,6 @@ export const providersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       },
     },
     async (request) => {
-      if (request.unparsedBody && !request.rawBody) throw new AppError('invalid_json', 'The body is empty.');
       const verified = await verifyWebhook(ctx, request.params.settingId, {
         body: request.rawBody ?? '',
         headers: request.headers,

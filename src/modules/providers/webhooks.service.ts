@@ -3,7 +3,7 @@ import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
-import { AppError, notFound } from '../../lib/app-error.js';
+import { AppError } from '../../lib/app-error.js';
 import type { Tenant } from '../../lib/tenant.js';
 import {
   type AuthorizationState,
@@ -18,7 +18,7 @@ import { chargeProcessing } from '../attempts/attempts.service.js';
 import { authorizationAnswered, mandateOfAuthorization } from '../mandates/index.js';
 import { RefundNotReady, refundAnswered } from '../payments/refunds.service.js';
 import { adapterOfSetting } from './adapters.service.js';
-import { NOTIFICATION_HANDLERS, SETTING_ID } from './notifications.service.js';
+import { NOTIFICATION_HANDLERS, settingOfUrl } from './notifications.service.js';
 import type { ProviderSettingsTable, ProviderWebhookEventsTable } from './providers.table.js';
 
 /** What became of one event of a provider's webhook. */
@@ -153,10 +153,7 @@ async function settingOf(
   ctx: AppContext,
   settingId: string,
 ): Promise<{ setting: ProviderSettingsTable; adapter: LiveProviderAdapter }> {
-  const setting = SETTING_ID.test(settingId)
-    ? await ctx.db.selectFrom('provider_settings').selectAll().where('id', '=', settingId).executeTakeFirst()
-    : undefined;
-  if (!setting) throw notFound('provider setting', settingId.slice(0, 64));
+  const setting = await settingOfUrl(ctx, settingId);
   const adapter = adapterOfSetting(ctx, setting);
   if (!adapter) {
     throw new AppError(

@@ -192,7 +192,7 @@ async function virtualAccountFor(
     const account = await live.adapter.virtualAccount({
       reference: scheduleId,
       accountName,
-      payerEmail: payer ? payerEmailOf(payer) : `${scheduleId.toLowerCase()}@payers.paytrack.invalid`,
+      payerEmail: payerEmailOf(payer ?? { id: scheduleId }),
       phone: payer?.phone ?? null,
     });
     return { ...account, provider };
