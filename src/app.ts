@@ -19,6 +19,7 @@ import { type HttpLimits, serverOptions } from './http/server-options.js';
 import { registerValidation } from './http/validation.js';
 import type { Clock } from './lib/clock.js';
 import { UsageRecorder } from './modules/account/usage.recorder.js';
+import { auditTrailPlugin } from './modules/audit/index.js';
 import { modules } from './modules/index.js';
 import type { Ports } from './ports/ports.js';
 
@@ -101,8 +102,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       api.addHook('onRequest', api.limits.perKey);
       await api.register(scopePlugin);
       await api.register(idempotencyPlugin, { ctx });
+      await api.register(auditTrailPlugin, { ctx });
       api.addHook('onResponse', async (request, reply) => {
-        if (request.auth) usage.record(request.auth, reply.statusCode >= 400);
+        if (request.auth?.actor.type === 'key') usage.record(request.auth, reply.statusCode >= 400);
       });
 
       registerNotFound(api);

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { isEmail } from '../lib/email.js';
-import { addPerson, isRole, PeopleError } from '../modules/people/people.service.js';
+import { addPerson, isRole, PeopleError } from '../modules/people/index.js';
 import { findWorkspace } from '../modules/workspaces/workspaces.service.js';
 import type { Command } from './command.js';
 import { withDatabase } from './database.js';

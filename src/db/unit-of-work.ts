@@ -6,17 +6,18 @@ import type { Db, Trx } from './schema.js';
 
 /**
  * Work a request wants done in the same transaction as its change, just before it commits: the HTTP layer
- * stores the idempotent response there, so a key holds either nothing or the whole response.
+ * stores the idempotent response there, so a key holds either nothing or the whole response, and the audit
+ * entry of the change.
  */
 export interface CommitHook {
   beforeCommit(trx: Trx, result: unknown): Promise<void>;
 }
 
-const commitHooks = new AsyncLocalStorage<CommitHook>();
+const commitHooks = new AsyncLocalStorage<readonly CommitHook[]>();
 
-/** Runs `work` (a request's handler) with `hook` on the first unit of work it opens. */
+/** Runs `work` (a request's handler) with `hook`, after any it already has, on the first unit of work it opens. */
 export function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>): Promise<T> {
-  return commitHooks.run(hook, work);
+  return commitHooks.run([...(commitHooks.getStore() ?? []), hook], work);
 }
 
 /** Runs `work` outside the request's commit hook: background work a request runs before its own change. */
@@ -46,11 +47,11 @@ export function inTransaction<T>(
   ctx: { db: Db; dialect: DialectName },
   work: (trx: Trx) => Promise<T>,
 ): Promise<T> {
-  const hook = commitHooks.getStore();
-  const unit = hook
+  const hooks = commitHooks.getStore();
+  const unit = hooks
     ? async (trx: Trx) => {
         const result = await commitHooks.exit(() => work(trx));
-        await hook.beforeCommit(trx, result);
+        for (const hook of hooks) await hook.beforeCommit(trx, result);
         return result;
       }
     : work;

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../lib/app-error.js';
 import { type AuthContext, authenticate } from '../modules/api-keys/api-keys.service.js';
 import { allows, requiredScope } from '../modules/api-keys/scopes.js';
+import { INTERNAL_CALL_HEADER, internalCallAuth } from './internal-calls.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,6 +43,11 @@ export const authPlugin = fp<{ ctx: AppContext }>(async (app: FastifyInstance, {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.public) return;
+    const internal = internalCallAuth(request.headers[INTERNAL_CALL_HEADER]);
+    if (internal) {
+      request.auth = internal;
+      return;
+    }
     if (request.is404 && request.headers.authorization === undefined) return;
     const presented = presentedKey(request);
     if ('refusal' in presented) return refuse(request, reply, presented.refusal);
@@ -60,6 +66,15 @@ export const scopePlugin = fp(async (app: FastifyInstance) => {
     if (scope && !allows(auth.grant, scope)) {
       throw new AppError('forbidden', `This API key lacks the ${scope} scope.`, { required_scope: scope });
     }
+  });
+  // A person's role is checked once the body is read: a collector may change a customer's notes, nothing else.
+  app.addHook('preHandler', async (request) => {
+    const refusal = request.auth?.refuses?.({
+      method: request.method,
+      route: request.routeOptions.url ?? '',
+      body: request.body,
+    });
+    if (refusal) throw new AppError('forbidden', refusal);
   });
 });
 

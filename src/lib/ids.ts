@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   export: 'exp',
   workspace: 'ws',
   user: 'usr',
+  auditEntry: 'aud',
   apiKey: 'key',
   job: 'job',
 } as const;

@@ -1,5 +1,7 @@
 import { accountModule } from './account/account.module.js';
 import { attemptsModule } from './attempts/attempts.module.js';
+import { auditModule } from './audit/audit.module.js';
+import { consoleModule } from './console/console.module.js';
 import { customersModule } from './customers/customers.module.js';
 import { eventsModule } from './events/events.module.js';
 import { exportsModule } from './exports/exports.module.js';
@@ -37,4 +39,6 @@ export const modules: readonly ModuleManifest[] = [
   webhooksModule,
   eventsModule,
   peopleModule,
+  auditModule,
+  consoleModule,
 ];

@@ -84,13 +84,19 @@ export const AccountContext = Type.Object(
       createdAt: Instant,
     }),
     livemode: Type.Boolean({ description: 'True for a live key, false for a test key.' }),
-    apiKey: Type.Object({
-      id: Type.String(),
-      prefix: Type.String({ description: 'The visible start of the key, e.g. pt_test_4f9c.' }),
-      scopes: Type.Union([Type.Literal('all'), Type.Array(Type.String())], {
-        description: '`all`, or the listed scopes such as `tracks:read`; `:write` includes `:read`.',
-      }),
-    }),
+    apiKey: Type.Union(
+      [
+        Type.Object({
+          id: Type.String(),
+          prefix: Type.String({ description: 'The visible start of the key, e.g. pt_test_4f9c.' }),
+          scopes: Type.Union([Type.Literal('all'), Type.Array(Type.String())], {
+            description: '`all`, or the listed scopes such as `tracks:read`; `:write` includes `:read`.',
+          }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The key in use; null when a person acts through the console.' },
+    ),
   },
   {
     title: 'AccountContext',

@@ -24,9 +24,13 @@ const DEFAULT_USAGE_DAYS = 30;
 
 type KeyRow = NonNullable<Awaited<ReturnType<typeof findKey>>>;
 
+/** The key in use (undefined once revoked), or null for a person acting through the console. */
+const keyOf = (ctx: AppContext, auth: AuthContext) =>
+  auth.actor.type === 'key' ? findKey(ctx.db, auth.keyId) : Promise.resolve(null);
+
 const revoked = () => new AppError('unauthorized', 'The API key is not valid or has been revoked.');
 
-function toApi(workspace: WorkspacesTable, key: KeyRow, auth: AuthContext): AccountContext {
+function toApi(workspace: WorkspacesTable, key: KeyRow | null, auth: AuthContext): AccountContext {
   return {
     id: workspace.id,
     name: workspace.name,
@@ -47,16 +51,13 @@ function toApi(workspace: WorkspacesTable, key: KeyRow, auth: AuthContext): Acco
       createdAt: workspace.created_at,
     },
     livemode: auth.mode === 'live',
-    apiKey: { id: key.id, prefix: key.prefix, scopes: keyToView(key).scopes },
+    apiKey: key ? { id: key.id, prefix: key.prefix, scopes: keyToView(key).scopes } : null,
   };
 }
 
 export async function getAccount(ctx: AppContext, auth: AuthContext): Promise<AccountContext> {
-  const [workspace, key] = await Promise.all([
-    findWorkspace(ctx.db, auth.workspaceId),
-    findKey(ctx.db, auth.keyId),
-  ]);
-  if (!workspace || !key) throw revoked();
+  const [workspace, key] = await Promise.all([findWorkspace(ctx.db, auth.workspaceId), keyOf(ctx, auth)]);
+  if (!workspace || key === undefined) throw revoked();
   return toApi(workspace, key, auth);
 }
 
@@ -69,8 +70,8 @@ export async function updateAccount(
   input: AccountUpdate,
 ): Promise<AccountContext> {
   if (Object.keys(input).length === 0) throw fieldError({ body: `must change at least one of ${SETTINGS}` });
-  const key = await findKey(ctx.db, auth.keyId);
-  if (!key) throw revoked();
+  const key = await keyOf(ctx, auth);
+  if (key === undefined) throw revoked();
   const account = await inTransaction(ctx, async (trx) => {
     const result = await updateSettings(trx, ctx.dialect, ctx.clock, auth.workspaceId, input);
     if ('missing' in result) throw revoked();

@@ -14,9 +14,19 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_FORM = /^pt_(test|live)_[0-9A-Za-z]{32}$/;
 
 /** The request's tenant, with its clock, and what its key may do. */
+/** Who acts: an API key, or a person signed in to the console (whose calls go through the API inside). */
+export interface Actor {
+  type: 'key' | 'user';
+  id: string;
+}
+
 export interface AuthContext extends Tenant {
+  /** The key's id; for a person, their user id (rate limits count per actor). */
   keyId: string;
+  actor: Actor;
   grant: Grant;
+  /** A person's role may refuse what the grant allows: the reason, or null when the request may go on. */
+  refuses?: (request: { method: string; route: string; body: unknown }) => string | null;
   workspace: { defaultCurrency: string; timezone: string; subscriptionPlan: string };
 }
 
@@ -84,6 +94,7 @@ export async function authenticate(
   if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
   return {
     keyId: row.id,
+    actor: { type: 'key', id: row.id },
     workspaceId: row.workspace_id,
     mode: row.mode,
     clock: tenantClock(ctx.clock, row.mode, row.offset_ms === null ? 0 : Number(row.offset_ms)),

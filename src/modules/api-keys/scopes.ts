@@ -33,6 +33,7 @@ const SEGMENT_RESOURCE: Record<string, ScopeResource> = {
   'collection-attempts': 'attempts',
   messages: 'reminders',
   account: 'account',
+  'audit-log': 'account',
 };
 
 export const ALL_SCOPES: readonly Scope[] = SCOPE_RESOURCES.flatMap(

@@ -1,7 +1,4 @@
 import type { ModuleManifest } from '../manifest.js';
-import { consolePages, notFound } from './console.plugin.js';
 
-export const peopleModule: ModuleManifest = {
-  name: 'people',
-  pages: [{ prefix: '/console', plugin: consolePages, badUrl: notFound }],
-};
+/** People, their roles and sessions; the console (its own module) shows them. */
+export const peopleModule: ModuleManifest = { name: 'people' };

@@ -239,3 +239,30 @@ export async function endSession(db: DbOrTrx, clock: Clock, cookie: string): Pro
 export function formTokenOf(cookie: string): string {
   return sha256(`form:${cookie}`).slice(0, 32);
 }
+
+/**
+ * Moves a live session to another of the person's workspaces or to the other mode; false when the person does
+ * not belong to that workspace (or the session has ended).
+ */
+export async function switchSession(
+  db: DbOrTrx,
+  cookie: string,
+  to: { workspaceId: string; mode: Mode },
+): Promise<boolean> {
+  const member = await db
+    .selectFrom('sessions')
+    .innerJoin('memberships', 'memberships.user_id', 'sessions.user_id')
+    .select('memberships.workspace_id')
+    .where('sessions.token_hash', '=', sha256(cookie))
+    .where('sessions.ended_at', 'is', null)
+    .where('memberships.workspace_id', '=', to.workspaceId)
+    .executeTakeFirst();
+  if (!member) return false;
+  const moved = await db
+    .updateTable('sessions')
+    .set({ workspace_id: to.workspaceId, mode: to.mode })
+    .where('token_hash', '=', sha256(cookie))
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) > 0;
+}

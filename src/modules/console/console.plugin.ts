@@ -1,21 +1,25 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { escapeHtml, isCrossSitePost, PAGE_HEADERS, page } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
+import type { Mode } from '../../lib/tenant.js';
 import {
   endSession,
-  formTokenOf,
   membershipsOf,
   personOfLink,
   SESSION_MAX_MS,
-  sessionOf,
   setPasswordByLink,
   signIn,
   startSession,
-} from './people.service.js';
+  switchSession,
+} from '../people/index.js';
+import { consoleAssets } from './console.assets.js';
+import { CONSOLE_SECTIONS } from './console.sections.js';
+import { type ConsoleForm, cookieOf, SESSION_COOKIE, visitIn, visitOf } from './console.visit.js';
 
-export const SESSION_COOKIE = 'paytrack_session';
 const LINK = /^pw_[A-Za-z0-9_-]{43}$/;
+/** Pages a person reaches before signing in. */
+const SIGNED_OUT = ['/console/sign-in', '/console/set-password/', '/console/assets/'];
 
 function send(reply: FastifyReply, status: number, title: string, body: string) {
   return reply
@@ -25,16 +29,12 @@ function send(reply: FastifyReply, status: number, title: string, body: string) 
 }
 
 export const notFound = (reply: FastifyReply) =>
-  send(reply, 404, 'Page not found', '<p>There is no such page in the console.</p>');
-
-function cookieOf(request: FastifyRequest): string | null {
-  const header = request.headers.cookie ?? '';
-  for (const part of header.split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name === SESSION_COOKIE) return value.join('=') || null;
-  }
-  return null;
-}
+  send(
+    reply,
+    404,
+    'Page not found',
+    '<p>There is no such page in the console. <a href="/console">Go to the overview</a>.</p>',
+  );
 
 function setCookie(reply: FastifyReply, publicUrl: string, value: string, maxAgeSeconds: number) {
   const secure = publicUrl.startsWith('https:') ? '; Secure' : '';
@@ -53,7 +53,9 @@ function signInForm(problem: string | null = null) {
 ${field('E-mail', 'email', 'email', 'username')}
 ${field('Password', 'password', 'password', 'current-password')}
 <div class="actions"><button class="approve" type="submit">Sign in</button></div>
-</form>`;
+</form>
+<p class="note">No password yet? An owner gives you a link to set one (<code>paytrack user create</code> prints the first).
+Developers: the <a href="/docs">API reference</a>.</p>`;
 }
 
 function setPasswordForm(email: string, problem: string | null = null) {
@@ -66,18 +68,18 @@ ${field('New password', 'password', 'password', 'new-password')}
 }
 
 /**
- * The console's sign-in: a person signs in by e-mail and password (set through the one-time link
- * `paytrack user create` printed); the session is kept server-side and named by an HttpOnly, SameSite=Lax cookie;
- * every form is refused from another site. These pages need no key.
+ * The console: sign-in by e-mail and password (set through a one-time link), a server-side session named by an
+ * HttpOnly, SameSite=Lax cookie, then the pages of each section. Every form is refused from another site and
+ * must carry the session's form token; every read and change goes through the API as the signed-in person.
  */
 export const consolePages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 4096 },
+    { parseAs: 'string', bodyLimit: 65_536 },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
-  await pageRateLimit(app, ctx.config, 'console', 60);
+  await pageRateLimit(app, ctx.config, 'console', 600);
   app.setErrorHandler((error: Error & { statusCode?: number; rateLimited?: boolean }, request, reply) => {
     if (error.rateLimited)
       return send(reply, 429, 'Too many requests', '<p>Wait a minute, then try again.</p>');
@@ -88,30 +90,34 @@ export const consolePages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   });
   app.setNotFoundHandler((_request, reply) => notFound(reply));
 
-  const refuseCrossSite = (request: FastifyRequest, reply: FastifyReply) =>
-    isCrossSitePost(request.headers, ctx.config.publicUrl)
-      ? send(reply, 403, 'Refused', '<p>This form must be sent from the console itself.</p>')
-      : null;
-
-  app.get('/', { schema: { hide: true } }, async (request, reply) => {
-    const cookie = cookieOf(request);
-    const session = cookie ? await sessionOf(ctx.db, ctx.clock, cookie) : undefined;
-    if (!cookie || !session) return reply.code(303).header('location', '/console/sign-in').send();
-    const workspaces = await membershipsOf(ctx.db, session.user_id);
-    const current = workspaces.find((w) => w.workspace_id === session.workspace_id);
-    const mode =
-      session.mode === 'test'
-        ? '<p class="note"><strong>Test mode</strong>: test data only; nothing real moves.</p>'
-        : '';
-    return send(
-      reply,
-      200,
-      current?.name ?? 'Console',
-      `${mode}<p>Signed in as ${escapeHtml(session.email)} (${escapeHtml(session.role)}).</p>
-<form method="post" action="/console/sign-out"><input type="hidden" name="form_token" value="${formTokenOf(cookie)}">
-<div class="actions"><button class="decline" type="submit">Sign out</button></div></form>`,
-    );
+  app.decorateRequest('consoleVisit', null);
+  app.addHook('preHandler', async (request, reply) => {
+    const url = request.routeOptions.url ?? '';
+    if (SIGNED_OUT.some((prefix) => url.startsWith(prefix))) {
+      if (request.method === 'POST' && isCrossSitePost(request.headers, ctx.config.publicUrl))
+        return send(reply, 403, 'Refused', '<p>This form must be sent from the console itself.</p>');
+      return;
+    }
+    const visit = await visitOf(app, ctx, request);
+    if (!visit) {
+      if (request.method === 'POST') setCookie(reply, ctx.config.publicUrl, '', 0);
+      return reply.code(303).header('location', '/console/sign-in').send();
+    }
+    if (request.method === 'POST') {
+      const form = (request.body ?? {}) as ConsoleForm;
+      if (isCrossSitePost(request.headers, ctx.config.publicUrl) || form.form_token !== visit.formToken)
+        return send(
+          reply,
+          403,
+          'Refused',
+          '<p>This form must be sent from the console itself. Open the page again.</p>',
+        );
+    }
+    request.consoleVisit = visit;
   });
+
+  await consoleAssets(app);
+  for (const register of CONSOLE_SECTIONS) await register(app as FastifyInstance, ctx);
 
   app.get('/sign-in', { schema: { hide: true } }, async (_request, reply) =>
     send(reply, 200, 'Sign in', signInForm()),
@@ -119,10 +125,8 @@ export const consolePages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
 
   app.post<{ Body: Record<string, string> | undefined }>(
     '/sign-in',
-    { schema: { hide: true } },
+    { schema: { hide: true }, config: { rateLimit: { max: 30, timeWindow: 60_000 } } },
     async (request, reply) => {
-      const refused = refuseCrossSite(request, reply);
-      if (refused) return refused;
       const { email = '', password = '' } = request.body ?? {};
       const result = await signIn(ctx.db, ctx.clock, email, password);
       if ('refused' in result) {
@@ -140,19 +144,20 @@ export const consolePages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     },
   );
 
-  app.post<{ Body: Record<string, string> | undefined }>(
-    '/sign-out',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      const refused = refuseCrossSite(request, reply);
-      if (refused) return refused;
-      const cookie = cookieOf(request);
-      if (cookie && request.body?.form_token === formTokenOf(cookie))
-        await endSession(ctx.db, ctx.clock, cookie);
-      setCookie(reply, ctx.config.publicUrl, '', 0);
-      return reply.code(303).header('location', '/console/sign-in').send();
-    },
-  );
+  app.post('/sign-out', { schema: { hide: true } }, async (request, reply) => {
+    await endSession(ctx.db, ctx.clock, visitIn(request).cookie);
+    setCookie(reply, ctx.config.publicUrl, '', 0);
+    return reply.code(303).header('location', '/console/sign-in').send();
+  });
+
+  app.post<{ Body: ConsoleForm }>('/switch', { schema: { hide: true } }, async (request, reply) => {
+    const visit = visitIn(request);
+    const mode: Mode = request.body.mode === 'live' ? 'live' : 'test';
+    const workspaceId = request.body.workspace_id ?? visit.workspace.id;
+    const moved = await switchSession(ctx.db, cookieOf(request) ?? '', { workspaceId, mode });
+    if (!moved) return send(reply, 403, 'Refused', '<p>You do not belong to that workspace.</p>');
+    return reply.code(303).header('location', '/console').send();
+  });
 
   app.get<{ Params: { token: string } }>(
     '/set-password/:token',
@@ -176,8 +181,6 @@ export const consolePages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     '/set-password/:token',
     { schema: { hide: true } },
     async (request, reply) => {
-      const refused = refuseCrossSite(request, reply);
-      if (refused) return refused;
       if (!LINK.test(request.params.token)) return notFound(reply);
       const result = await setPasswordByLink(
         ctx.db,

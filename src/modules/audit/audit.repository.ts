@@ -1,0 +1,25 @@
+import type { DbOrTrx } from '../../db/schema.js';
+import { inTenant, newestFirst } from '../../db/scoping.js';
+import type { TenantRef } from '../../lib/tenant.js';
+import type { AuditEntriesTable } from './audit.table.js';
+
+export function insert(db: DbOrTrx, row: AuditEntriesTable) {
+  return db.insertInto('audit_entries').values(row).execute();
+}
+
+export interface AuditFilter {
+  actorId?: string;
+  recordId?: string;
+  from?: string;
+  to?: string;
+  limit: number;
+}
+
+export function list(db: DbOrTrx, tenant: TenantRef, filter: AuditFilter, afterId: string | undefined) {
+  let q = db.selectFrom('audit_entries').selectAll().where(inTenant(tenant));
+  if (filter.actorId) q = q.where('actor_id', '=', filter.actorId);
+  if (filter.recordId) q = q.where('record_id', '=', filter.recordId);
+  if (filter.from) q = q.where('created_at', '>=', filter.from);
+  if (filter.to) q = q.where('created_at', '<', filter.to);
+  return q.$call(newestFirst(afterId, filter.limit)).execute();
+}
