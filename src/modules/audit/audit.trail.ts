@@ -20,7 +20,9 @@ const isObject = (value: unknown): value is Json =>
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Id prefix -> the kind of record (`cus` -> `customer`), from the one registry of prefixes. */
-const KIND_OF_PREFIX = new Map<string, string>(Object.entries(ID_PREFIXES).map(([kind, prefix]) => [prefix, kind]));
+const KIND_OF_PREFIX = new Map<string, string>(
+  Object.entries(ID_PREFIXES).map(([kind, prefix]) => [prefix, kind]),
+);
 
 /** The kind of record an id names (`pay_…` -> `payment`), or the route's resource when the id says nothing. */
 export function recordTypeOf(id: string | null, routeUrl: string): string | null {
