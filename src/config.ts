@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { isTimeZone } from './lib/calendar.js';
+import { isEmail } from './lib/email.js';
 import { isCurrency } from './lib/money.js';
 import { isCountry } from './lib/phone.js';
 import { parseSecretKey } from './lib/secret-box.js';
@@ -13,6 +14,8 @@ export interface FirstWorkspace {
   currency?: string;
   timezone?: string;
   country?: string;
+  /** The first owner's e-mail; the first start prints a link to set their password. */
+  ownerEmail?: string;
 }
 
 export interface Config {
@@ -78,7 +81,10 @@ export interface Config {
   africastalkingApiUrl: string;
   /** How long one call to a payment provider may take before it counts as timed out (PROVIDER_TIMEOUT_MS). */
   providerTimeoutMs: number;
-  /** From PAYTRACK_NAME, PAYTRACK_CURRENCY, PAYTRACK_TIMEZONE and PAYTRACK_COUNTRY; read on the first start only. */
+  /**
+   * From PAYTRACK_NAME, PAYTRACK_CURRENCY, PAYTRACK_TIMEZONE, PAYTRACK_COUNTRY and PAYTRACK_OWNER_EMAIL; read on the
+   * first start only.
+   */
   firstWorkspace: Readonly<FirstWorkspace>;
 }
 
@@ -149,6 +155,14 @@ function parseFirstWorkspace(env: NodeJS.ProcessEnv, problems: string[]): FirstW
   const first: FirstWorkspace = {};
   const { PAYTRACK_NAME: name, PAYTRACK_CURRENCY: currency, PAYTRACK_TIMEZONE: timezone } = env;
   const country = env.PAYTRACK_COUNTRY;
+  const ownerEmail = env.PAYTRACK_OWNER_EMAIL;
+  if (ownerEmail !== undefined && ownerEmail !== '') {
+    if (isEmail(ownerEmail.trim())) first.ownerEmail = ownerEmail.trim().toLowerCase();
+    else
+      problems.push(
+        `PAYTRACK_OWNER_EMAIL must be an e-mail address such as owner@example.com, got '${ownerEmail}'`,
+      );
+  }
   if (name !== undefined && name !== '') {
     if (name.trim() === '' || name.length > 200) {
       problems.push('PAYTRACK_NAME must be 1 to 200 characters, not only spaces');

@@ -30,11 +30,18 @@ function settingsOf(workspace: Bootstrapped['workspace']): string {
 
 /** What `serve` prints once, on the first start with an empty database. */
 export function bootstrapMessage(created: Bootstrapped, publicUrl: string): string {
-  const { workspace, key } = created;
+  const { workspace, key, owner } = created;
   return [
     '',
-    `The database was empty, so paytrack created the workspace '${workspace.name}' (${workspace.id}, ${settingsOf(workspace)})`,
-    'and this test API key with all scopes. It is shown only this once; only its hash is stored:',
+    `The database was empty, so paytrack created the workspace '${workspace.name}' (${workspace.id}, ${settingsOf(workspace)}).`,
+    '',
+    `Open the console: this link sets the password of its owner, ${owner.email}, and signs you in (it works once, for 24 hours):`,
+    '',
+    `    ${publicUrl}/console/set-password/${owner.token}`,
+    '',
+    `Then sign in at ${publicUrl}/console. Another link: paytrack user create --workspace ${workspace.id} --email E --role owner`,
+    '',
+    'For developers, this test API key with all scopes. It is shown only this once; only its hash is stored:',
     '',
     `    ${key.key}`,
     '',

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { type Config, type FirstWorkspace, loadConfig } from '../config.js';
+import { isEmail } from '../lib/email.js';
 import { workspaceProblems } from '../modules/workspaces/workspaces.service.js';
 import { bootstrapIfEmpty, DEFAULT_WORKSPACE_NAME } from './bootstrap.js';
 import type { Command } from './command.js';
@@ -28,6 +29,7 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
 }
 
 const FIRST_WORKSPACE_OPTIONS = ['name', 'currency', 'timezone', 'country'] as const;
+const OWNER_EMAIL_OPTION = 'owner-email';
 
 /** The first workspace's settings: the flags given, over the PAYTRACK_* variables config read. */
 function firstWorkspace(config: Readonly<Config>, flags: FirstWorkspace): FirstWorkspace {
@@ -40,9 +42,9 @@ function firstWorkspace(config: Readonly<Config>, flags: FirstWorkspace): FirstW
 
 export const serveCommand: Command = {
   name: 'serve',
-  synopsis: 'serve [--name N] [--currency C] [--timezone Z] [--country CC]',
+  synopsis: 'serve [--name N] [--currency C] [--timezone Z] [--country CC] [--owner-email E]',
   summary: 'Serve the HTTP API; runs background jobs too unless EMBEDDED_WORKER=false',
-  help: `Usage: paytrack serve [--name N] [--currency C] [--timezone Z] [--country CC]
+  help: `Usage: paytrack serve [--name N] [--currency C] [--timezone Z] [--country CC] [--owner-email E]
 
 Migrates the database, then serves the API on HOST:PORT until SIGINT or SIGTERM.
 On the first start with an empty database, once it listens, it creates a default
@@ -54,6 +56,8 @@ and UTC, with no country):
   --currency C    PAYTRACK_CURRENCY   default currency of plans, ISO 4217 (such as NGN)
   --timezone Z    PAYTRACK_TIMEZONE   IANA time zone of calendar dates (such as Africa/Lagos)
   --country CC    PAYTRACK_COUNTRY    ISO 3166-1 alpha-2 country local phone numbers are read in (such as NG)
+  --owner-email E PAYTRACK_OWNER_EMAIL the console's first owner (owner@example.com); the first start
+                                      prints a one-time link that sets their password
 
 Later starts leave the workspace as it is: change it with 'paytrack workspace update'
 or PATCH /api/v1/account. With npm: npm start -- --currency NGN --timezone Africa/Lagos.
@@ -64,7 +68,9 @@ beside it.`,
   async run(args, io) {
     const { values } = parseArgs({
       args,
-      options: Object.fromEntries(FIRST_WORKSPACE_OPTIONS.map((option) => [option, { type: 'string' }])),
+      options: Object.fromEntries(
+        [...FIRST_WORKSPACE_OPTIONS, OWNER_EMAIL_OPTION].map((option) => [option, { type: 'string' }]),
+      ),
       strict: true,
       allowPositionals: false,
     });
@@ -72,6 +78,12 @@ beside it.`,
     for (const option of FIRST_WORKSPACE_OPTIONS) {
       const value = values[option];
       if (typeof value === 'string') flags[option] = value;
+    }
+    const ownerEmail = values[OWNER_EMAIL_OPTION];
+    if (typeof ownerEmail === 'string') {
+      if (!isEmail(ownerEmail.trim()))
+        throw new UsageError('--owner-email must be an e-mail address such as owner@example.com');
+      flags.ownerEmail = ownerEmail.trim().toLowerCase();
     }
     const config = loadConfig(io.env);
     const first = firstWorkspace(config, flags);

@@ -395,6 +395,17 @@ describe('first start on an empty database', () => {
       assert.equal(created.key.mode, 'test');
       assert.equal(created.key.scopes, 'all');
       assert.equal((await client(t, created.key.key).get('/customers')).status, 200);
+      assert.equal(created.owner.email, 'owner@example.com');
+      const link = await t.app.inject({
+        method: 'POST',
+        url: `/console/set-password/${created.owner.token}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'password=first+owner+password',
+      });
+      assert.equal(link.statusCode, 303, 'the first owner sets a password through the printed link');
+      const cookie = String(link.headers['set-cookie']).split(';')[0] as string;
+      const overview = await t.app.inject({ method: 'GET', url: '/console', headers: { cookie } });
+      assert.match(overview.body, /owner@example\.com \(owner\)/);
 
       assert.equal(await bootstrapIfEmpty(t.ctx), null);
       assert.equal((await t.ctx.db.selectFrom('workspaces').select('id').execute()).length, 1);

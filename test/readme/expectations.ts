@@ -30,6 +30,37 @@ const byTitle = async (api: Api, title: string) => {
   return plan;
 };
 
+/**
+ * The owner's one-time link the first start prints: it shows the set-password page, a password sets it and signs
+ * the owner in, and the console's overview shows the workspace; `/` leads to the console.
+ */
+async function signsInThroughTheLink(stdout: string): Promise<void> {
+  const link = /(http:\/\/\S+\/console\/set-password\/pw_[\w-]{43})\n/.exec(stdout)?.[1];
+  assert.ok(link, 'the first start prints the console link of the owner');
+  assert.match(stdout, /sets the password of its owner, owner@example\.com/);
+  const origin = new URL(link).origin;
+  const root = await fetch(`${origin}/`, { redirect: 'manual' });
+  assert.equal(root.headers.get('location'), '/console', '/ leads to the console');
+  const shown = await fetch(link);
+  assert.equal(shown.status, 200);
+  assert.match(await shown.text(), /Set your password/);
+  const set = await fetch(link, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+    body: 'password=readme+owner+password',
+  });
+  assert.equal(set.status, 303);
+  const cookie = (set.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  assert.match(cookie, /^paytrack_session=ses_/);
+  const overview = await fetch(`${origin}/console`, { headers: { cookie } });
+  assert.equal(overview.status, 200);
+  const html = await overview.text();
+  assert.match(html, /Mama Put Stores/);
+  assert.match(html, /Overview/);
+  assert.match(html, /Test mode/);
+}
+
 export const expectations: Record<string, Expectation> = {
   async start(stdout, api) {
     assert.match(stdout, /created the workspace 'Mama Put Stores'/);
@@ -38,6 +69,7 @@ export const expectations: Record<string, Expectation> = {
     assert.equal(account.currency, 'NGN');
     assert.equal(account.timeZone, 'Africa/Lagos');
     assert.equal(account.country, 'NG');
+    await signsInThroughTheLink(stdout);
   },
 
   async printed(stdout, api) {

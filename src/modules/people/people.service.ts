@@ -41,41 +41,48 @@ export async function addPerson(
   clock: Clock,
   input: { workspaceId: string; email: string; role: Role; name?: string },
 ): Promise<{ user: UsersTable; token: string }> {
+  return db.transaction().execute((trx) => addPersonIn(trx, clock, input));
+}
+
+/** `addPerson` inside the caller's transaction (the first start makes its owner with its workspace). */
+export async function addPersonIn(
+  trx: DbOrTrx,
+  clock: Clock,
+  input: { workspaceId: string; email: string; role: Role; name?: string },
+): Promise<{ user: UsersTable; token: string }> {
   const email = input.email.trim().toLowerCase();
   if (!isEmail(email)) throw new PeopleError('--email: must be an e-mail address such as owner@example.com');
   const at = clock.now();
   const now = at.toISOString();
-  return db.transaction().execute(async (trx) => {
-    let user = await trx.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
-    if (!user) {
-      user = {
-        id: newId('user', at),
-        email,
-        name: input.name?.trim() || null,
-        password_hash: null,
-        created_at: now,
-        updated_at: now,
-      };
-      await trx.insertInto('users').values(user).execute();
-    }
-    await trx
-      .insertInto('memberships')
-      .values({ user_id: user.id, workspace_id: input.workspaceId, role: input.role, created_at: now })
-      .onConflict((oc) => oc.columns(['user_id', 'workspace_id']).doUpdateSet({ role: input.role }))
-      .execute();
-    const link = token('pw');
-    await trx
-      .insertInto('password_tokens')
-      .values({
-        token_hash: sha256(link),
-        user_id: user.id,
-        expires_at: later(at, PASSWORD_LINK_MS),
-        used_at: null,
-        created_at: now,
-      })
-      .execute();
-    return { user, token: link };
-  });
+  let user = await trx.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+  if (!user) {
+    user = {
+      id: newId('user', at),
+      email,
+      name: input.name?.trim() || null,
+      password_hash: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto('users').values(user).execute();
+  }
+  await trx
+    .insertInto('memberships')
+    .values({ user_id: user.id, workspace_id: input.workspaceId, role: input.role, created_at: now })
+    .onConflict((oc) => oc.columns(['user_id', 'workspace_id']).doUpdateSet({ role: input.role }))
+    .execute();
+  const link = token('pw');
+  await trx
+    .insertInto('password_tokens')
+    .values({
+      token_hash: sha256(link),
+      user_id: user.id,
+      expires_at: later(at, PASSWORD_LINK_MS),
+      used_at: null,
+      created_at: now,
+    })
+    .execute();
+  return { user, token: link };
 }
 
 /** The person a set-password link belongs to, while it works (unused, not expired). */
