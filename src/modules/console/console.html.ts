@@ -42,10 +42,10 @@ export function status(value: string | null | undefined): string {
   if (!value) return '';
   const tone = /overdue|failed|reversed|revoked|cancelled|expired|disabled|written_off|blocked/.test(value)
     ? ' bad'
-    : /paid|succeeded|active|completed|recorded|delivered|sent/.test(value)
-      ? ' good'
-      : /pending|scheduled|processing|partially|paused|queued/.test(value)
-        ? ' wait'
+    : /pending|scheduled|processing|partially|paused|queued/.test(value)
+      ? ' wait'
+      : /paid|succeeded|active|completed|recorded|delivered|sent/.test(value)
+        ? ' good'
         : '';
   return `<span class="status${tone}">${esc(value.replaceAll('_', ' '))}</span>`;
 }

@@ -58,8 +58,8 @@ dl.facts dt { color: #5f6368; } dl.facts dd { margin: 0; overflow-wrap: anywhere
 /* overview */
 /* today */
 /* customers */
-/* plans */
-/* payments */
+/* plans */ fieldset.group { border: 1px solid #dadce0; border-radius: 8px; padding: .75rem; margin: 0; display: grid; gap: .75rem; min-width: 0; } fieldset.group legend { font-weight: 700; padding: 0 .25rem; } details.card > summary { cursor: pointer; font-weight: 600; } details.card[open] > summary { margin-bottom: .75rem; } .nowrap { white-space: nowrap; } .grid.figures { grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); margin-bottom: 1rem; } .card > h3:first-child { margin-top: 0; } ul.tabs { list-style: none; display: flex; flex-wrap: wrap; gap: .4rem; padding: 0; margin: 0 0 .75rem; } ul.tabs a { display: inline-block; padding: .3rem .75rem; border: 1px solid #1a5fb4; border-radius: 999px; text-decoration: none; color: #1a5fb4; } ul.tabs a[aria-current="page"] { background: #1a5fb4; color: #fff; }
+/* payments */ .check { display: flex; gap: .5rem; align-items: flex-start; } .check input { margin-top: .3rem; flex: none; } .check label { font-weight: 400; }
 /* settings */
 /* audit */
 @media (max-width: 40rem) { main { padding: .6rem; } th, td { padding: .4rem .35rem; } .figure .value { font-size: 1.1rem; } }
