@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { consolePerson, consolePost } from '../helpers/console.js';
 import { newCustomer, newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 
 // The audit trail: each change a key makes through the API leaves one entry, written with the change, with the
@@ -72,6 +74,32 @@ describe('audit log', () => {
     const bad = await api.get('/audit-log?from=yesterday');
     assert.equal(bad.status, 422);
     assert.ok(bad.body.error.details.fields.from);
+  });
+
+  test('a payment recorded with a key and one recorded in the console each leave one entry, with their actor', async () => {
+    const owner = await consolePerson(t, 'owner');
+    const key = await newKey(t, owner.workspaceId);
+    const track = await newTrack(key.api, { amount: 100_000 });
+    const byKey = await newPayment(key.api, track.id, { amount: 10_000 });
+    const form = await consolePost(t, owner, '/console/payments', {
+      idempotency_key: randomUUID(),
+      track_id: track.id,
+      amount: '200.00',
+      method: 'cash',
+    });
+    assert.equal(form.statusCode, 303, form.body);
+    const byPerson = /\/console\/payments\/(pay_\w+)/.exec(String(form.headers.location))?.[1];
+    assert.ok(byPerson);
+    for (const [id, actor] of [
+      [byKey.id, { type: 'key', id: key.id }],
+      [byPerson, { type: 'user', id: owner.id }],
+    ] as const) {
+      const entries = (await key.api.get(`/audit-log?record_id=${id}`)).body.data.items;
+      assert.equal(entries.length, 1, `one entry for ${id}`);
+      assert.deepEqual(entries[0].actor, actor);
+      assert.equal(entries[0].action, 'payments.create');
+      assert.deepEqual(entries[0].record, { type: 'payment', id });
+    }
   });
 
   test('the database refuses to change or delete an entry', async () => {
