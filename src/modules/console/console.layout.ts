@@ -55,7 +55,7 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1re
 dl.facts dt { color: #5f6368; } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .chart { width: 100%; height: 260px; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-/* overview */
+/* overview */ dl.figures { margin: 0 0 1rem; grid-template-columns: repeat(2, minmax(0, 1fr)); } dl.figures dd { margin: 0; overflow-wrap: anywhere; } @media (min-width: 56rem) { dl.figures { grid-template-columns: repeat(4, minmax(0, 1fr)); } } .figure .hint { display: block; } .charts { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 30rem), 1fr)); margin-bottom: 1.5rem; } .charts .wide { grid-column: 1 / -1; } figure.card { margin: 0; min-width: 0; } figure.card h3 { margin-top: 0; } .chart-box.chart { position: relative; margin-bottom: .75rem; overflow: hidden; } .chart-box.chart canvas { max-width: 100%; } details > summary { cursor: pointer; padding: .25rem 0; }
 /* today */
 /* customers */
 /* plans */
