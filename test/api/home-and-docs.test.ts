@@ -27,39 +27,23 @@ async function docsPage() {
 }
 
 describe('GET /', () => {
-  test('a page that names paytrack and its version and links to the docs, the document and the health check', async () => {
+  test('sends people to the console (whose sign-in page links to the API reference)', async () => {
     const res = await get('/');
-    assert.equal(res.statusCode, 200);
-    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
-    assert.match(res.body, /<title>paytrack [^<]+<\/title>/);
-    assert.match(res.body, /<h1>paytrack<\/h1>/);
-    assert.ok(res.body.includes(`paytrack ${VERSION}`), 'the server version');
-    const links = [...res.body.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
-    assert.deepEqual(links, ['/docs', '/api/v1/openapi.json', '/health']);
-    for (const link of links) {
-      const target = await get(link as string);
-      assert.ok([200, 302].includes(target.statusCode), `${link}: ${target.statusCode}`);
-    }
-  });
-
-  test('works without script and loads nothing from elsewhere, under a strict CSP', async () => {
-    const res = await get('/');
-    assert.doesNotMatch(res.body, /<script|<link|<img|\ssrc=|url\(/i);
-    assert.doesNotMatch(res.body, /https?:\/\//);
-    const csp = String(res.headers['content-security-policy']);
-    assert.match(csp, /default-src 'none'/);
-    assert.match(csp, /style-src 'sha256-[^']+'/);
-    assert.doesNotMatch(csp, /script-src|unsafe-inline/);
-    assert.equal(res.headers['x-frame-options'], 'DENY');
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, '/console');
     assert.equal(res.headers['cache-control'], 'no-store');
-    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    const signedOut = await get('/console');
+    assert.equal(signedOut.statusCode, 303);
+    assert.equal(signedOut.headers.location, '/console/sign-in');
+    const signIn = await get('/console/sign-in');
+    assert.equal(signIn.statusCode, 200);
+    assert.match(signIn.body, /<a href="\/docs">API reference<\/a>/);
   });
 
-  test('HEAD / answers the same headers without a body', async () => {
+  test('HEAD / answers the same redirect without a body', async () => {
     const res = await t.app.inject({ method: 'HEAD', url: '/' });
-    assert.equal(res.statusCode, 200);
-    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
-    assert.match(String(res.headers['content-security-policy']), /default-src 'none'/);
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, '/console');
     assert.equal(res.body, '');
   });
 
