@@ -7,7 +7,8 @@ export const SECURITY_HEADERS = {
 } as const;
 
 /** The docs page's scripts and styles may be cached; nothing else. */
-const CACHEABLE = /^\/docs(\/|$|\?)/;
+/** The API reference's assets and the console's scripts (their addresses carry their version) may be kept. */
+const CACHEABLE = /^\/(docs(\/|$|\?)|console\/assets\/)/;
 
 /** Sets the security headers on an answer to `url`. */
 export function applySecurityHeaders(reply: FastifyReply, url: string): void {

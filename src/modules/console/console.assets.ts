@@ -63,17 +63,8 @@ const ASSET_HEADERS = {
 /** Scripts the console serves itself (no CDN): the charting library and the script that draws the charts. */
 export async function consoleAssets(app: FastifyInstance): Promise<void> {
   for (const [name, { body }] of Object.entries(assets())) {
-    app.get(
-      `/assets/${name}`,
-      {
-        schema: { hide: true },
-        // Every other answer is marked no-store as it leaves; these may be kept, so the mark is put back.
-        onSend: async (_request, reply, payload) => {
-          reply.headers(ASSET_HEADERS);
-          return payload;
-        },
-      },
-      async (_request, reply) => reply.headers(ASSET_HEADERS).send(body),
+    app.get(`/assets/${name}`, { schema: { hide: true } }, async (_request, reply) =>
+      reply.headers(ASSET_HEADERS).send(body),
     );
   }
 }
