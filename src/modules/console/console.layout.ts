@@ -60,7 +60,7 @@ dl.facts dt { color: #5f6368; } dl.facts dd { margin: 0; overflow-wrap: anywhere
 /* customers */
 /* plans */
 /* payments */
-/* settings */
+/* settings */ nav.settings-menu ul { list-style: none; margin: 0 0 1rem; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; } nav.settings-menu a[aria-current="page"] { font-weight: 700; color: #1c1e21; text-decoration: none; } nav.settings-menu ~ .scroll { margin-bottom: 1rem; } .settings-card > h2:first-child, .settings-card > h3:first-child { margin-top: 0; } input.secret { font-family: ui-monospace, Menlo, Consolas, monospace; background: #f8f9fa; } .wrap { overflow-wrap: anywhere; } a.endpoint { display: inline-block; min-width: 11rem; overflow-wrap: anywhere; } form.role-form { display: flex; gap: .35rem; align-items: center; } form.role-form select { width: auto; margin: 0; } fieldset { border: 1px solid #dadce0; border-radius: 6px; padding: .5rem .75rem; margin: 0; min-width: 0; } legend { font-weight: 600; font-size: .9rem; } label.choice { font-weight: 400; display: flex; gap: .4rem; align-items: center; margin: .25rem 0; } .scope-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: .5rem .75rem; } .event-types { overflow-wrap: anywhere; font-size: .85rem; } details summary { cursor: pointer; font-weight: 600; font-size: .9rem; }
 /* audit */
 @media (max-width: 40rem) { main { padding: .6rem; } th, td { padding: .4rem .35rem; } .figure .value { font-size: 1.1rem; } }
 `;

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { overviewPages } from './overview.pages.js';
+import { settingsPages } from './settings.pages.js';
 
 /** A section of the console: its pages, registered under /console. */
 export type ConsoleSection = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 
-export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [overviewPages];
+export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [overviewPages, settingsPages];
