@@ -68,14 +68,29 @@ describe('inviting people', () => {
     assert.match(list.body, /invited/);
     assert.doesNotMatch(list.body, /set-password/);
 
-    const path = new URL(link).pathname;
+    // Lost, it is replaced: a new link, and the first stops working.
+    const userId = /\/console\/settings\/people\/(usr_\w+)\/link/.exec(list.body)?.[1];
+    assert.ok(userId, 'a new link can be asked for');
+    const renewed = await consolePost(t, owner, `/console/settings/people/${userId}/link`, {});
+    assert.equal(renewed.statusCode, 201, renewed.body);
+    assert.match(mainOf(renewed.body), /the links given before no longer work/);
+    const second = /value="(http[^"]+\/console\/set-password\/pw_[\w-]{43})"/.exec(renewed.body)?.[1];
+    assert.ok(second && second !== link);
+    assert.equal((await t.app.inject({ method: 'GET', url: new URL(link).pathname })).statusCode, 410);
+
+    const path = new URL(second).pathname;
     assert.equal((await t.app.inject({ method: 'GET', url: path })).statusCode, 200);
     const cookie = await setPassword(t, path);
     const signedIn = await home(t, cookie);
     assert.equal(signedIn.statusCode, 200);
     assert.match(signedIn.body, /Signed in as friend@example\.com \(collector\)/);
 
+    const set = await consolePost(t, owner, `/console/settings/people/${userId}/link`, {});
+    assert.equal(set.statusCode, 409);
+    assert.match(mainOf(set.body), /set their password already/);
+
     const entries = await auditOf(owner);
+    assert.ok(entries.some((e) => e.action === 'people.link' && e.record.id === userId));
     const entry = entries.find((e) => e.action === 'people.invite');
     assert.ok(entry, 'an audit entry for the invitation');
     assert.deepEqual(entry.actor, { type: 'user', id: owner.id });
@@ -131,6 +146,13 @@ describe('inviting people', () => {
     });
     assert.equal(pending.statusCode, 303, pending.body);
     assert.equal(pending.headers.location, '/console/settings/people?done=invited_pending');
+    const boss = /\/console\/settings\/people\/(usr_\w+)\/link/.exec(
+      (await consoleGet(t, owner, '/console/settings/people')).body,
+    )?.[1];
+    assert.ok(boss);
+    const noLink = await consolePost(t, owner, `/console/settings/people/${boss}/link`, {});
+    assert.equal(noLink.statusCode, 409);
+    assert.doesNotMatch(noLink.body, /set-password\/pw_/);
   });
 
   test('with SMTP set the invitation is e-mailed: the link goes to their address, not to the page', async () => {
@@ -157,6 +179,28 @@ describe('inviting people', () => {
       assert.match((await home(mailing, cookie)).body, /new\.person@example\.com \(viewer\)/);
       const page = await consoleGet(mailing, owner, '/console/settings/people?done=invited_mailed');
       assert.match(page.body, /an e-mail with their link/);
+
+      // With e-mail, a new link goes to their address too, even for one invited elsewhere as well.
+      const other = await newWorkspace(mailing);
+      await addPerson(mailing.ctx.db, mailing.clock, {
+        workspaceId: other.workspaceId,
+        email: 'twice@example.com',
+        role: 'viewer',
+      });
+      const twice = await consolePost(mailing, owner, '/console/settings/people', {
+        email: 'twice@example.com',
+        role: 'viewer',
+      });
+      assert.equal(twice.headers.location, '/console/settings/people?done=invited_mailed');
+      const id = /\/console\/settings\/people\/(usr_\w+)\/link/.exec(
+        (await consoleGet(mailing, owner, '/console/settings/people')).body,
+      )?.[1];
+      assert.ok(id);
+      const renewed = await consolePost(mailing, owner, `/console/settings/people/${id}/link`, {});
+      assert.equal(renewed.statusCode, 303, renewed.body);
+      assert.equal(renewed.headers.location, '/console/settings/people?done=link_mailed');
+      assert.equal(smtp.received.length, 3);
+      assert.deepEqual(smtp.received[2]?.recipients, ['twice@example.com']);
     } finally {
       await mailing.close();
       await smtp.close();

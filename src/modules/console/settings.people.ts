@@ -13,6 +13,7 @@ import {
   ROLES,
   type Role,
   removeMember,
+  renewLink,
 } from '../people/index.js';
 import type { ApiError } from './console.api.js';
 import { esc, field, formStart, notice, table, when } from './console.html.js';
@@ -38,6 +39,7 @@ const MESSAGES = {
     'They already have an account: they see this workspace the next time they sign in, with the role you gave.',
   invited_pending:
     'They were invited to another workspace and have not set their password yet: once they do, with the link they have, they see this workspace too.',
+  link_mailed: 'A new link is e-mailed to them; the links sent before no longer work.',
   role: 'The role is changed; it applies from their next page.',
   removed: 'They no longer belong to this workspace; their sessions here have ended.',
   unchanged: 'Nothing was changed: that is already their role.',
@@ -113,7 +115,14 @@ async function peoplePage(
       },
       {
         head: 'Password',
-        cell: (m: Member) => (m.passwordSet ? 'set' : '<span class="status wait">invited</span>'),
+        cell: (m: Member) =>
+          m.passwordSet
+            ? 'set'
+            : `<span class="status wait">invited</span>${
+                mayManage(visit, m.role)
+                  ? `${formStart(visit, `${PAGE}/${encodeURIComponent(m.id)}/link`, { className: 'inline', label: `New link for ${m.email}` })} <button type="submit" class="secondary" aria-label="New link for ${esc(m.email)}">New link</button></form>`
+                  : ''
+              }`,
       },
       { head: 'Joined', cell: (m: Member) => when(visit, m.joinedAt) },
       ...(managing
@@ -164,12 +173,16 @@ function inviteMail(ctx: AppContext, visit: Visit, role: Role, link: string | nu
 }
 
 /** The invitation's link, shown once to the person who invited (no e-mail server, or the e-mail failed). */
-function linkPage(email: string, link: string, mailProblem: string | null) {
+function linkPage(email: string, link: string, mailProblem: string | null, renewed = false) {
   return `${
     mailProblem
       ? `<div class="problem" role="alert"><strong>The e-mail could not be sent (${esc(mailProblem)}). Give them this link yourself.</strong></div>`
       : ''
-  }<div class="notice" role="status">${esc(email)} is invited.</div>
+  }<div class="notice" role="status">${
+    renewed
+      ? `A new link for ${esc(email)}: the links given before no longer work.`
+      : `${esc(email)} is invited.`
+  }</div>
 <div class="card settings-card"><h2>Their link</h2>
 <p>Give ${esc(email)} this link to set their password. It works once, for 24 hours, and is shown only now: copy it before you leave this page.</p>
 <p><label for="invite-link">Link to set a password</label><input id="invite-link" class="secret" type="text" readonly value="${esc(link)}"></p>
@@ -257,6 +270,63 @@ export function peopleSettings(app: FastifyInstance, ctx: AppContext) {
       201,
     );
   });
+
+  app.post<{ Params: { id: string }; Body: ConsoleForm }>(
+    '/people/:id/link',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const visit = visitIn(request);
+      if (!visit.can('manage_people'))
+        return refuse(reply, visit, 'people', 'Only an owner or admin sends new links.');
+      const member = await memberOf(ctx.db, visit.workspace.id, request.params.id);
+      if (!member) return missing(reply, visit, 'people', 'person');
+      if (!mayManage(visit, member.role))
+        return refuse(reply, visit, 'people', 'Only an owner sends an owner a new link.');
+      const byMail = ctx.config.smtpUrl !== undefined;
+      const renewed = await renewLink(
+        ctx,
+        ctx.clock,
+        { workspaceId: visit.workspace.id, userId: member.id, byMail },
+        (trx) =>
+          recordAudit(trx, auditTenant(visit), {
+            actor: actorOf(visit),
+            action: 'people.link',
+            record: { type: 'user', id: member.id },
+            changes: { link: [null, 'new'] },
+          }),
+      );
+      if ('refused' in renewed) {
+        const message = {
+          missing: 'That person does not belong to this workspace (any more).',
+          password_set: 'They have set their password already: they sign in with it.',
+          pending_elsewhere:
+            'They were invited to another workspace too: a link shown here could open that one as well. Ask them to use the link they have, or set up e-mail (SMTP_URL) so it goes to their address.',
+        }[renewed.refused];
+        return reshow(ctx, reply, visit, renewed.refused === 'missing' ? 404 : 409, {
+          code: 'invalid_state',
+          message,
+        });
+      }
+      const link = `${ctx.config.publicUrl}/console/set-password/${renewed.token}`;
+      let mailProblem: string | null = null;
+      if (byMail) {
+        const mail = inviteMail(ctx, visit, renewed.role, link);
+        const receipt = await ctx.ports
+          .messages('live')
+          .send({ channel: 'email', to: renewed.email, subject: mail.subject, text: mail.text });
+        if (receipt.status !== 'failed')
+          return reply.code(303).header('location', `${PAGE}?done=link_mailed`).send();
+        request.log.warn({ error: receipt.error }, 'an invitation e-mail could not be sent');
+        mailProblem = receipt.error ?? 'the mail server refused it';
+      }
+      return sendSettings(
+        reply,
+        visit,
+        { title: 'A new link', page: 'people', body: linkPage(renewed.email, link, mailProblem, true) },
+        201,
+      );
+    },
+  );
 
   app.post<{ Params: { id: string }; Body: ConsoleForm }>(
     '/people/:id/role',

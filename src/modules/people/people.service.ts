@@ -406,6 +406,39 @@ export async function invitePerson(
   });
 }
 
+export type LinkRefusal = 'missing' | 'password_set' | 'pending_elsewhere';
+
+/**
+ * A new link to set the password of a person of a workspace who has none yet (theirs was lost or expired); the
+ * links made before stop working. Refused once they have a password (they sign in), and, unless `byMail`, when
+ * they belong to another workspace too (see `Invitation.pendingElsewhere`).
+ */
+export async function renewLink(
+  unit: Unit,
+  clock: Clock,
+  input: { workspaceId: string; userId: string; byMail: boolean },
+  also?: Also<{ email: string; role: Role }>,
+): Promise<{ token: string; email: string; role: Role } | { refused: LinkRefusal }> {
+  const at = clock.now();
+  return inTransaction(unit, async (trx) => {
+    const member = await memberOf(trx, input.workspaceId, input.userId);
+    if (!member) return { refused: 'missing' as const };
+    if (member.passwordSet) return { refused: 'password_set' as const };
+    const memberships = await membershipsOf(trx, input.userId);
+    if (!input.byMail && memberships.some((m) => m.workspace_id !== input.workspaceId))
+      return { refused: 'pending_elsewhere' as const };
+    await trx
+      .updateTable('password_tokens')
+      .set({ used_at: at.toISOString() })
+      .where('user_id', '=', input.userId)
+      .where('used_at', 'is', null)
+      .execute();
+    const token = await newLink(trx, input.userId, at);
+    await also?.(trx, { email: member.email, role: member.role });
+    return { token, email: member.email, role: member.role };
+  });
+}
+
 /** Owners of a workspace other than `userId`, counted with the workspace locked (changes of owners queue). */
 async function otherOwners(trx: Trx, dialect: DialectName, workspaceId: string, userId: string) {
   await lockWorkspace(trx, dialect, workspaceId);
