@@ -69,6 +69,16 @@ describe('webhooks in the console', () => {
     assert.equal(unknown.statusCode, 404);
     assert.match(mainOf(unknown.body), /class="problem"/);
 
+    const viewer = await consolePerson(t, 'viewer', owner.workspace);
+    const viewed = await consoleGet(t, viewer, `/console/settings/webhooks/${id}`);
+    assert.equal(viewed.statusCode, 200);
+    assert.match(mainOf(viewed.body), /webhook\.test/);
+    assert.doesNotMatch(mainOf(viewed.body), /<form|whsec_/);
+    const forged = await consolePost(t, viewer, `/console/settings/webhooks/${id}/resend`, {
+      event_id: eventId,
+    });
+    assert.equal(forged.statusCode, 403);
+
     const disabled = await consolePost(t, owner, `/console/settings/webhooks/${id}/disable`, {});
     assert.equal(disabled.statusCode, 303);
     assert.equal((await owner.workspace.api.get(`/webhooks/${id}`)).body.data.status, 'disabled');
