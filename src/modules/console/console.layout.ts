@@ -26,7 +26,7 @@ h1 { font-size: 1.4rem; margin: .25rem 0 1rem; } h2 { font-size: 1.1rem; margin:
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .75rem; }
 .figure { background: #fff; border-radius: 10px; padding: .75rem 1rem; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
 .figure .label { color: #5f6368; font-size: .85rem; } .figure .value { font-size: 1.3rem; font-weight: 700; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; position: relative; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 caption { text-align: left; font-weight: 600; padding: .4rem 0; }
 th, td { text-align: left; padding: .45rem .5rem; border-bottom: 1px solid #e3e5e8; vertical-align: top; }
@@ -60,7 +60,7 @@ dl.facts dt { color: #5f6368; } dl.facts dd { margin: 0; overflow-wrap: anywhere
 /* customers */
 /* plans */ fieldset.group { border: 1px solid #dadce0; border-radius: 8px; padding: .75rem; margin: 0; display: grid; gap: .75rem; min-width: 0; } fieldset.group legend { font-weight: 700; padding: 0 .25rem; } details.card > summary { cursor: pointer; font-weight: 600; } details.card[open] > summary { margin-bottom: .75rem; } .nowrap { white-space: nowrap; } .grid.figures { grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); margin-bottom: 1rem; } .card > h3:first-child { margin-top: 0; } ul.tabs { list-style: none; display: flex; flex-wrap: wrap; gap: .4rem; padding: 0; margin: 0 0 .75rem; } ul.tabs a { display: inline-block; padding: .3rem .75rem; border: 1px solid #1a5fb4; border-radius: 999px; text-decoration: none; color: #1a5fb4; } ul.tabs a[aria-current="page"] { background: #1a5fb4; color: #fff; }
 /* payments */ .check { display: flex; gap: .5rem; align-items: flex-start; } .check input { margin-top: .3rem; flex: none; } .check label { font-weight: 400; }
-/* settings */
+/* settings */ nav.settings-menu ul { list-style: none; margin: 0 0 1rem; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; } nav.settings-menu a[aria-current="page"] { font-weight: 700; color: #1c1e21; text-decoration: none; } nav.settings-menu ~ .scroll { margin-bottom: 1rem; } .settings-card > h2:first-child, .settings-card > h3:first-child { margin-top: 0; } input.secret { font-family: ui-monospace, Menlo, Consolas, monospace; background: #f8f9fa; } .wrap { overflow-wrap: anywhere; } a.endpoint { display: inline-block; min-width: 11rem; overflow-wrap: anywhere; } form.role-form { display: flex; gap: .35rem; align-items: center; } form.role-form select { width: auto; margin: 0; } fieldset { border: 1px solid #dadce0; border-radius: 6px; padding: .5rem .75rem; margin: 0; min-width: 0; } legend { font-weight: 600; font-size: .9rem; } label.choice { font-weight: 400; display: flex; gap: .4rem; align-items: center; margin: .25rem 0; } .scope-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: .5rem .75rem; } .event-types { overflow-wrap: anywhere; font-size: .85rem; } details summary { cursor: pointer; font-weight: 600; font-size: .9rem; }
 /* audit */
 @media (max-width: 40rem) { main { padding: .6rem; } th, td { padding: .4rem .35rem; } .figure .value { font-size: 1.1rem; } }
 `;

@@ -4,6 +4,7 @@ import { auditPages } from './audit.pages.js';
 import { overviewPages } from './overview.pages.js';
 import { paymentsPages } from './payments.pages.js';
 import { plansPages } from './plans.pages.js';
+import { settingsPages } from './settings.pages.js';
 
 /** A section of the console: its pages, registered under /console. */
 export type ConsoleSection = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
@@ -13,4 +14,5 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   plansPages,
   paymentsPages,
   auditPages,
+  settingsPages,
 ];

@@ -18,6 +18,17 @@ export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
     .executeTakeFirst();
 }
 
+/** A tenant's latest exports, newest first. */
+export function listRecent(db: DbOrTrx, tenant: TenantRef, limit: number) {
+  return db
+    .selectFrom('report_exports')
+    .selectAll()
+    .where(inTenant(tenant))
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 /** An export by id alone: for its download link, which names no tenant (its signature vouches for the id). */
 export function findForDownload(db: DbOrTrx, id: string) {
   return db.selectFrom('report_exports').selectAll().where('id', '=', id).executeTakeFirst();

@@ -63,6 +63,12 @@ export async function getExport(ctx: AppContext, tenant: TenantRef, id: string):
   return toApi(row, await linkKey(ctx));
 }
 
+/** A tenant's latest exports, newest first, as the API shows each (the console lists them; the API has no list). */
+export async function recentExports(ctx: AppContext, tenant: TenantRef, limit = 20): Promise<ReportExport[]> {
+  const [rows, key] = await Promise.all([repo.listRecent(ctx.db, tenant, limit), linkKey(ctx)]);
+  return rows.map((row) => toApi(row, key));
+}
+
 export interface ExportDownload {
   stream: Readable;
   contentType: string;

@@ -1,10 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db, DbOrTrx } from '../../db/schema.js';
+import type { DialectName } from '../../db/dialect.js';
+import type { Db, DbOrTrx, Trx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import { isEmail } from '../../lib/email.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../../lib/passwords.js';
 import type { Mode } from '../../lib/tenant.js';
+import { lockWorkspace } from '../workspaces/workspaces.service.js';
 import { ROLES, type Role, type SessionsTable, type UsersTable } from './people.table.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -71,18 +74,23 @@ export async function addPersonIn(
     .values({ user_id: user.id, workspace_id: input.workspaceId, role: input.role, created_at: now })
     .onConflict((oc) => oc.columns(['user_id', 'workspace_id']).doUpdateSet({ role: input.role }))
     .execute();
+  return { user, token: await newLink(trx, user.id, at) };
+}
+
+/** A one-time link to set a person's password (24 hours); only its hash is kept. */
+async function newLink(trx: DbOrTrx, userId: string, at: Date): Promise<string> {
   const link = token('pw');
   await trx
     .insertInto('password_tokens')
     .values({
       token_hash: sha256(link),
-      user_id: user.id,
+      user_id: userId,
       expires_at: later(at, PASSWORD_LINK_MS),
       used_at: null,
-      created_at: now,
+      created_at: at.toISOString(),
     })
     .execute();
-  return { user, token: link };
+  return link;
 }
 
 /** The person a set-password link belongs to, while it works (unused, not expired). */
@@ -272,4 +280,346 @@ export async function switchSession(
     .where('ended_at', 'is', null)
     .executeTakeFirst();
   return Number(moved.numUpdatedRows) > 0;
+}
+
+// The people of a workspace as its owners and admins manage them in the console's settings: who belongs, with
+// which role, their invitations, and their sessions. The console checks who may do what; these keep the
+// workspace from losing its last owner and change nothing when the person changed meanwhile.
+
+/** A person of a workspace, as the console lists them. */
+export interface Member {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  joinedAt: string;
+  /** False until they set a password through their link. */
+  passwordSet: boolean;
+}
+
+const ROLE_ORDER: Record<Role, number> = { owner: 0, admin: 1, collector: 2, viewer: 3 };
+
+function membersQuery(db: DbOrTrx, workspaceId: string) {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select([
+      'users.id',
+      'users.email',
+      'users.name',
+      'users.password_hash',
+      'memberships.role',
+      'memberships.created_at',
+    ])
+    .where('memberships.workspace_id', '=', workspaceId);
+}
+
+type MemberRow = Awaited<ReturnType<ReturnType<typeof membersQuery>['executeTakeFirst']>>;
+
+const toMember = (row: NonNullable<MemberRow>): Member => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  joinedAt: row.created_at,
+  passwordSet: row.password_hash !== null,
+});
+
+/** The people of a workspace: owners first, then admins, collectors and viewers, each by e-mail. */
+export async function peopleOf(db: DbOrTrx, workspaceId: string): Promise<Member[]> {
+  const rows = await membersQuery(db, workspaceId).orderBy('users.email').execute();
+  return rows.map(toMember).sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role]);
+}
+
+/** One person of a workspace; undefined when they do not belong to it. */
+export async function memberOf(
+  db: DbOrTrx,
+  workspaceId: string,
+  userId: string,
+): Promise<Member | undefined> {
+  const row = await membersQuery(db, workspaceId).where('users.id', '=', userId).executeTakeFirst();
+  return row ? toMember(row) : undefined;
+}
+
+type Unit = { db: Db; dialect: DialectName };
+/** Work to do in the same transaction as a change (its audit entry). */
+type Also<T> = (trx: Trx, change: T) => Promise<void>;
+
+export interface Invitation {
+  user: { id: string; email: string };
+  /** The account is new. */
+  created: boolean;
+  /** A link to set the password, or null: the person signs in with the password they have, or (see `pendingElsewhere`). */
+  token: string | null;
+  /**
+   * The person has no password yet and belongs to another workspace: a link shown to whoever invites them could
+   * take over that membership too, so none is made unless it goes to their own address.
+   */
+  pendingElsewhere: boolean;
+}
+
+/**
+ * Invites a person to a workspace with a role: a new account when the e-mail is new. A link to set the password
+ * is made only for an account without one, and, unless `byMail` (the link goes to the address itself), only when
+ * the account belongs to no other workspace. A person already in the workspace is left as they are (`member`).
+ */
+export async function invitePerson(
+  unit: Unit,
+  clock: Clock,
+  input: { workspaceId: string; email: string; role: Role; name?: string; byMail: boolean },
+  also?: Also<Invitation>,
+): Promise<Invitation | { problem: 'email' } | { problem: 'member'; role: Role }> {
+  const email = input.email.trim().toLowerCase();
+  if (!isEmail(email)) return { problem: 'email' };
+  const at = clock.now();
+  const now = at.toISOString();
+  return inTransaction(unit, async (trx) => {
+    let user = await trx.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+    const created = !user;
+    if (!user) {
+      user = {
+        id: newId('user', at),
+        email,
+        name: input.name?.trim() || null,
+        password_hash: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto('users').values(user).execute();
+    }
+    const memberships = await membershipsOf(trx, user.id);
+    const existing = memberships.find((m) => m.workspace_id === input.workspaceId);
+    if (existing) return { problem: 'member' as const, role: existing.role };
+    const joined = await trx
+      .insertInto('memberships')
+      .values({ user_id: user.id, workspace_id: input.workspaceId, role: input.role, created_at: now })
+      .onConflict((oc) => oc.columns(['user_id', 'workspace_id']).doNothing())
+      .executeTakeFirst();
+    if (Number(joined.numInsertedOrUpdatedRows ?? 0) === 0)
+      return { problem: 'member' as const, role: input.role };
+    const pendingElsewhere = user.password_hash === null && memberships.length > 0;
+    const token =
+      user.password_hash === null && (input.byMail || !pendingElsewhere)
+        ? await newLink(trx, user.id, at)
+        : null;
+    const invitation: Invitation = {
+      user: { id: user.id, email: user.email },
+      created,
+      token,
+      pendingElsewhere,
+    };
+    await also?.(trx, invitation);
+    return invitation;
+  });
+}
+
+export type LinkRefusal = 'missing' | 'password_set' | 'pending_elsewhere';
+
+/**
+ * A new link to set the password of a person of a workspace who has none yet (theirs was lost or expired); the
+ * links made before stop working. Refused once they have a password (they sign in), and, unless `byMail`, when
+ * they belong to another workspace too (see `Invitation.pendingElsewhere`).
+ */
+export async function renewLink(
+  unit: Unit,
+  clock: Clock,
+  input: { workspaceId: string; userId: string; byMail: boolean },
+  also?: Also<{ email: string; role: Role }>,
+): Promise<{ token: string; email: string; role: Role } | { refused: LinkRefusal }> {
+  const at = clock.now();
+  return inTransaction(unit, async (trx) => {
+    const member = await memberOf(trx, input.workspaceId, input.userId);
+    if (!member) return { refused: 'missing' as const };
+    if (member.passwordSet) return { refused: 'password_set' as const };
+    const memberships = await membershipsOf(trx, input.userId);
+    if (!input.byMail && memberships.some((m) => m.workspace_id !== input.workspaceId))
+      return { refused: 'pending_elsewhere' as const };
+    await trx
+      .updateTable('password_tokens')
+      .set({ used_at: at.toISOString() })
+      .where('user_id', '=', input.userId)
+      .where('used_at', 'is', null)
+      .execute();
+    const token = await newLink(trx, input.userId, at);
+    await also?.(trx, { email: member.email, role: member.role });
+    return { token, email: member.email, role: member.role };
+  });
+}
+
+/** Owners of a workspace other than `userId`, counted with the workspace locked (changes of owners queue). */
+async function otherOwners(trx: Trx, dialect: DialectName, workspaceId: string, userId: string) {
+  await lockWorkspace(trx, dialect, workspaceId);
+  const row = await trx
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('workspace_id', '=', workspaceId)
+    .where('role', '=', 'owner')
+    .where('user_id', '!=', userId)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
+export type MembershipRefusal = 'missing' | 'changed' | 'last_owner';
+
+/**
+ * Changes a person's role, when it is still `from` (what the console checked); the last owner stays an owner.
+ */
+export async function changeRole(
+  unit: Unit,
+  input: { workspaceId: string; userId: string; from: Role; to: Role },
+  also?: Also<{ before: Role; after: Role }>,
+): Promise<{ before: Role; after: Role } | { refused: MembershipRefusal }> {
+  return inTransaction(unit, async (trx) => {
+    const lastOwner =
+      input.from === 'owner' && input.to !== 'owner'
+        ? (await otherOwners(trx, unit.dialect, input.workspaceId, input.userId)) === 0
+        : false;
+    const current = await memberOf(trx, input.workspaceId, input.userId);
+    if (!current) return { refused: 'missing' as const };
+    if (current.role !== input.from) return { refused: 'changed' as const };
+    if (lastOwner) return { refused: 'last_owner' as const };
+    const changed = await trx
+      .updateTable('memberships')
+      .set({ role: input.to })
+      .where('workspace_id', '=', input.workspaceId)
+      .where('user_id', '=', input.userId)
+      .where('role', '=', input.from)
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) === 0) return { refused: 'changed' as const };
+    const change = { before: input.from, after: input.to };
+    await also?.(trx, change);
+    return change;
+  });
+}
+
+/**
+ * Takes a person out of a workspace, when their role is still `from`; the last owner stays. Their sessions in the
+ * workspace end, so a cookie of theirs never comes back to life should they be invited again.
+ */
+export async function removeMember(
+  unit: Unit,
+  clock: Clock,
+  input: { workspaceId: string; userId: string; from: Role },
+  also?: Also<{ role: Role; sessionsEnded: number }>,
+): Promise<{ role: Role; sessionsEnded: number } | { refused: MembershipRefusal }> {
+  return inTransaction(unit, async (trx) => {
+    const lastOwner =
+      input.from === 'owner'
+        ? (await otherOwners(trx, unit.dialect, input.workspaceId, input.userId)) === 0
+        : false;
+    const current = await memberOf(trx, input.workspaceId, input.userId);
+    if (!current) return { refused: 'missing' as const };
+    if (current.role !== input.from) return { refused: 'changed' as const };
+    if (lastOwner) return { refused: 'last_owner' as const };
+    const removed = await trx
+      .deleteFrom('memberships')
+      .where('workspace_id', '=', input.workspaceId)
+      .where('user_id', '=', input.userId)
+      .where('role', '=', input.from)
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) return { refused: 'changed' as const };
+    const ended = await trx
+      .updateTable('sessions')
+      .set({ ended_at: clock.now().toISOString() })
+      .where('workspace_id', '=', input.workspaceId)
+      .where('user_id', '=', input.userId)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    const removal = { role: current.role, sessionsEnded: Number(ended.numUpdatedRows) };
+    await also?.(trx, removal);
+    return removal;
+  });
+}
+
+/**
+ * The name a session is shown and ended by: derived from the hash of its cookie's token, and saying nothing of
+ * it (neither the token nor its hash, which signs no one in but is the session's key, leaves the server).
+ */
+export const sessionIdOf = (tokenHash: string) => `ses_${sha256(`session-id:${tokenHash}`).slice(0, 24)}`;
+
+/** The shown id of the session a cookie names. */
+export const sessionIdOfCookie = (cookie: string) => sessionIdOf(sha256(cookie));
+
+/** A session open in a workspace, as the console lists it. */
+export interface OpenSession {
+  id: string;
+  userId: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  mode: Mode;
+  createdAt: string;
+  lastSeenAt: string;
+}
+
+function openSessionsQuery(db: DbOrTrx, clock: Clock, workspaceId: string) {
+  const at = clock.now().getTime();
+  return db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .innerJoin('memberships', (join) =>
+      join
+        .onRef('memberships.user_id', '=', 'sessions.user_id')
+        .onRef('memberships.workspace_id', '=', 'sessions.workspace_id'),
+    )
+    .select([
+      'sessions.token_hash',
+      'sessions.user_id',
+      'sessions.mode',
+      'sessions.created_at',
+      'sessions.last_seen_at',
+      'users.email',
+      'users.name',
+      'memberships.role',
+    ])
+    .where('sessions.workspace_id', '=', workspaceId)
+    .where('sessions.ended_at', 'is', null)
+    .where('sessions.last_seen_at', '>', new Date(at - SESSION_IDLE_MS).toISOString())
+    .where('sessions.created_at', '>', new Date(at - SESSION_MAX_MS).toISOString());
+}
+
+const toOpenSession = (
+  row: Awaited<ReturnType<ReturnType<typeof openSessionsQuery>['execute']>>[number],
+) => ({
+  id: sessionIdOf(row.token_hash),
+  userId: row.user_id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  mode: row.mode,
+  createdAt: row.created_at,
+  lastSeenAt: row.last_seen_at,
+});
+
+/** The sessions open in a workspace (not ended, idle or too old), most recently used first. */
+export async function openSessionsOf(db: DbOrTrx, clock: Clock, workspaceId: string): Promise<OpenSession[]> {
+  const rows = await openSessionsQuery(db, clock, workspaceId)
+    .orderBy('sessions.last_seen_at', 'desc')
+    .execute();
+  return rows.map(toOpenSession);
+}
+
+/** Ends a session open in a workspace, named by its shown id; undefined when there is no such open session. */
+export async function endSessionById(
+  unit: Unit,
+  clock: Clock,
+  input: { workspaceId: string; sessionId: string },
+  also?: Also<OpenSession & { endedAt: string }>,
+): Promise<(OpenSession & { endedAt: string }) | undefined> {
+  return inTransaction(unit, async (trx) => {
+    const rows = await openSessionsQuery(trx, clock, input.workspaceId).execute();
+    const row = rows.find((r) => sessionIdOf(r.token_hash) === input.sessionId);
+    if (!row) return undefined;
+    const endedAt = clock.now().toISOString();
+    const ended = await trx
+      .updateTable('sessions')
+      .set({ ended_at: endedAt })
+      .where('token_hash', '=', row.token_hash)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(ended.numUpdatedRows) === 0) return undefined;
+    const session = { ...toOpenSession(row), endedAt };
+    await also?.(trx, session);
+    return session;
+  });
 }
