@@ -5,7 +5,7 @@ import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { approvedMandate, newSchedule, threeMonthlyDebits } from '../helpers/collections.js';
 import { consoleGet, consolePerson } from '../helpers/console.js';
-import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
+import { newCustomer, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 import { remind } from '../helpers/messages.js';
 
 // Today's work in the console: the overdue accounts worst first (most days, then the largest amount) with the
@@ -25,7 +25,7 @@ const lagos = () => newWorkspace(t, { timezone: 'Africa/Lagos', country: 'NG' })
 /** A plan of `amount` minor units owed in one go on `due` (a date in January 2028): overdue once it has passed. */
 async function owing(api: Client, name: string, phone: string, amount: number, due: string) {
   const customer = await newCustomer(api, { name, phone });
-  const plan = await newTrack(api, { customerId: customer.id, amount, title: `${name}'s fridge` });
+  const plan = await newTrack(api, { customerId: customer.id, amount, title: `${name}, fridge` });
   await newSchedule(api, {
     target_type: 'payment_plan',
     target_id: plan.id,
@@ -36,10 +36,10 @@ async function owing(api: Client, name: string, phone: string, amount: number, d
   return { customer, plan };
 }
 
-/** The rows of the page's first table (the overdue list), as text without tags. */
+/** The accounts of the overdue list, as text without tags. */
 function overdueRows(html: string): string[] {
   const section = html.slice(html.indexOf('id="overdue"'), html.indexOf('id="failed"'));
-  return [...section.matchAll(/<tr>(<td[\s\S]*?)<\/tr>/g)].map((m) =>
+  return [...section.matchAll(/<li class="card work">([\s\S]*?)<\/li>/g)].map((m) =>
     (m[1] as string)
       .replace(/<[^>]+>/g, ' ')
       .replace(/\s+/g, ' ')
@@ -68,13 +68,19 @@ describe("console: today's work", () => {
     assert.equal(page.statusCode, 200, page.body);
     const rows = overdueRows(page.body);
     assert.equal(rows.length, 3, rows.join('\n'));
-    assert.match(rows[0] as string, /^Chidi Eze .*₦700\.00 10 days/);
-    assert.match(rows[1] as string, /^Ada Obi .*₦500\.00 10 days/);
-    assert.match(rows[2] as string, /^Bola Ade .*₦900\.00 3 days/);
+    assert.match(
+      rows[0] as string,
+      /^Chidi Eze ₦700\.00 overdue, 10 days Chidi Eze, fridge \+234 803 123 4569 WhatsApp/,
+    );
+    assert.match(rows[1] as string, /^Ada Obi ₦500\.00 overdue, 10 days/);
+    assert.match(rows[2] as string, /^Bola Ade ₦900\.00 overdue, 3 days/);
     assert.doesNotMatch(page.body, /Dayo Ola/);
 
     assert.match(page.body, /<a href="tel:\+2348031234567">\+234 803 123 4567<\/a>/);
-    assert.match(page.body, /<a class="wa" href="https:\/\/wa\.me\/2348031234567">WhatsApp/);
+    assert.match(
+      page.body,
+      /<a class="wa" href="https:\/\/wa\.me\/2348031234567" aria-label="WhatsApp Ada Obi">WhatsApp/,
+    );
     assert.match(page.body, new RegExp(`href="/console/customers/${chidi.customer.id}">Chidi Eze</a>`));
     assert.match(page.body, new RegExp(`href="/console/plans/${ada.plan.id}"`));
     assert.match(
@@ -87,7 +93,7 @@ describe("console: today's work", () => {
       page.body,
       new RegExp(`href="/console/payments/new\\?track_id=${ada.plan.id}">Record payment`),
     );
-    assert.match(rows[0] as string, /None yet/);
+    assert.match(rows[0] as string, /Last reminder: None yet Send reminder Record payment$/);
   });
 
   test('the last reminder of each overdue plan shows with its delivery status', async () => {
@@ -101,8 +107,8 @@ describe("console: today's work", () => {
     const page = await consoleGet(t, collector, '/console/today');
     assert.equal(page.statusCode, 200, page.body);
     const [row] = overdueRows(page.body);
-    assert.match(row as string, /8 days/);
-    assert.match(row as string, new RegExp(`20 Jan 2028, 13:00, WhatsApp ${log.status}`));
+    assert.match(row as string, /₦500\.00 overdue, 8 days/);
+    assert.match(row as string, new RegExp(`Last reminder: 20 Jan 2028, 13:00, WhatsApp ${log.status}`));
     // A collector may send reminders and record payments.
     assert.match(page.body, />Send reminder</);
     assert.match(page.body, />Record payment</);
@@ -114,7 +120,8 @@ describe("console: today's work", () => {
     // Amounts ending in 13 fail with insufficient_funds in test mode and are retried a day later.
     const failing = await threeMonthlyDebits(ws.api, 10_013);
     await approvedMandate(t, ws.api, failing.schedule.id);
-    const moved = await ws.api.post('/account/test-clock/advance', { to: '2028-01-25T00:00:00Z' });
+    // Due at the start of 25 Jan in Lagos: tried then, and again a day later.
+    const moved = await ws.api.post('/account/test-clock/advance', { to: '2028-01-26T00:00:00Z' });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     // Another plan whose payer has not yet answered the consent page (asked after the clock moved: a link
     // lasts 24 hours).
@@ -127,9 +134,14 @@ describe("console: today's work", () => {
       schedule_id: waiting.schedule.id,
     });
     assert.equal(pending.status, 201, JSON.stringify(pending.body));
-    const [failed] = (await ws.api.get('/collection-attempts?status=failed')).body.data.items;
-    assert.equal(failed?.failure_code, 'insufficient_funds');
-    assert.ok(failed.next_retry_at);
+    const failed = (await ws.api.get('/collection-attempts?status=failed')).body.data.items;
+    assert.deepEqual(
+      failed.map((a: { attempt_number: number; failure_code: string }) => [a.attempt_number, a.failure_code]),
+      [
+        [2, 'insufficient_funds'],
+        [1, 'insufficient_funds'],
+      ],
+    );
 
     const page = await consoleGet(t, viewer, '/console/today');
     assert.equal(page.statusCode, 200, page.body);
@@ -137,16 +149,25 @@ describe("console: today's work", () => {
     assert.match(failedPart, new RegExp(`/console/customers/${failing.customer.id}`));
     assert.match(failedPart, /₦100\.13/);
     assert.match(failedPart, /insufficient funds/);
-    assert.match(failedPart, /Retries 26 Jan 2028, 00:00/);
-    assert.match(failedPart, /try 1 of 4/);
+    // Only the latest try of each instalment is work to do.
+    assert.match(failedPart, /Tried 26 Jan 2028, 00:00, try 2 of 4\. Next try 28 Jan 2028, 00:00\./);
+    assert.match(failedPart, /try 2 of 4/);
+    assert.doesNotMatch(failedPart, /try 1 of 4/);
+    assert.match(failedPart, /The simulated account has too little money/);
     const waitingPart = page.body.slice(page.body.indexOf('id="waiting"'));
     assert.match(waitingPart, /Wale Waiting/);
     assert.match(waitingPart, /gatewayA/);
-    assert.match(waitingPart, /Link expires/);
+    assert.match(waitingPart, /Waiting for consent through gatewayA/);
+    assert.match(waitingPart, /the link expires 27 Jan 2028, 01:00/);
     assert.doesNotMatch(waitingPart, new RegExp(failing.customer.id), 'an approved mandate is not waiting');
     // A viewer only looks: no buttons to act.
     assert.doesNotMatch(page.body, />Send reminder</);
     assert.doesNotMatch(page.body, />Record payment</);
+
+    // Paid some other way, the instalment is no longer work: its retry is cancelled and the failure leaves the list.
+    await newPayment(ws.api, failing.plan.id, { amount: 10_013, method: 'bank_transfer' });
+    const after = await consoleGet(t, viewer, '/console/today');
+    assert.match(after.body, /No failed collection needs attention/);
   });
 
   test('an empty workspace says there is nothing to do; the page needs a session', async () => {
@@ -155,7 +176,7 @@ describe("console: today's work", () => {
     const page = await consoleGet(t, owner, '/console/today');
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Nothing is overdue/);
-    assert.match(page.body, /No collection attempt has failed/);
+    assert.match(page.body, /No failed collection needs attention/);
     assert.match(page.body, /No mandate is waiting for its payer/);
     const anonymous = await t.app.inject({ method: 'GET', url: '/console/today' });
     assert.equal(anonymous.statusCode, 303);

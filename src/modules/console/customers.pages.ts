@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { localDate } from '../../lib/calendar.js';
 import type { Customer } from '../customers/customers.schemas.js';
 import type { LedgerEntry } from '../ledger/ledger.schemas.js';
 import type { Mandate } from '../mandates/mandates.schemas.js';
@@ -88,7 +89,7 @@ async function listPage(visit: Visit, query: Query) {
     limit: 25,
     cursor: cursorOf(query.cursor),
   });
-  const search = `<form method="get" action="/console/customers" class="filters" role="search" aria-label="Find customers">
+  const search = `<form method="get" action="/console/customers" class="filters find" role="search" aria-label="Find customers">
 ${field({ label: 'Name, phone or e-mail', name: 'q', type: 'search', value: q })}
 ${field({
   label: 'Status',
@@ -110,12 +111,13 @@ ${field({
     q ? `Customers matching “${q}”` : 'Customers, newest first',
     [
       {
-        head: 'Name',
+        head: 'Customer',
         cell: (c: Customer) =>
-          `<a href="/console/customers/${esc(c.id)}">${esc(c.name)}</a>${c.status === 'archived' ? ` ${status('archived')}` : ''}`,
+          `<a href="/console/customers/${esc(c.id)}">${esc(c.name)}</a>${c.status === 'archived' ? ` ${status('archived')}` : ''}<br>${phoneLinks(
+            c.phone,
+            c.name,
+          )}${c.email ? `<br><span class="email">${esc(c.email)}</span>` : ''}`,
       },
-      { head: 'Phone', cell: (c: Customer) => phoneLinks(c.phone, c.name) },
-      { head: 'E-mail', cell: (c: Customer) => esc(c.email) },
       { head: 'Balance', cell: (c: Customer) => balancesText(c.balances) },
     ],
     found.data.items,
@@ -207,7 +209,7 @@ async function mandatesOf(visit: Visit, customerId: string) {
 }
 
 function section(id: string, title: string, body: string) {
-  return `<section aria-labelledby="${id}" class="card"><h2 id="${id}">${esc(title)}</h2>${body}</section>`;
+  return `<section aria-labelledby="${id}" class="card sheet"><h2 id="${id}">${esc(title)}</h2>${body}</section>`;
 }
 
 const LEDGER_WORDS: Record<string, string> = {
@@ -265,11 +267,11 @@ ${customer.optOuts.length ? `<dt>Opted out of</dt><dd>${esc(customer.optOuts.map
   const notesBody = visit.can('edit_notes')
     ? `${problem(notesError)}${formStart(visit, `/console/customers/${id}/notes`, { label: 'Notes' })}
 ${field({
-  label: 'Notes',
+  label: 'What the team should know',
   name: 'notes',
   type: 'textarea',
   value: notesError ? (query.notes ?? '') : customer.notes,
-  hint: 'What the team should know: when they pay, who to ask for.',
+  hint: 'When they pay, who to ask for, what they promised.',
   error: fieldErrorOf(notesError, 'notes'),
   attributes: 'maxlength="2000"',
 })}
@@ -279,15 +281,23 @@ ${field({
       ? `<p class="prewrap">${esc(customer.notes)}</p>`
       : '<p class="note">No notes.</p>';
 
+  const ofWhole = (part: number, whole: number, currency: string) =>
+    part === whole
+      ? money(part, currency)
+      : `${money(part, currency)}<br><span class="note">of ${money(whole, currency)}</span>`;
+
   const planTable = plans.ok
     ? table(
         'Plans',
         [
           { head: 'Plan', cell: (p: Track) => planLink(p.id, p.title) },
-          { head: 'Amount', numeric: true, cell: (p: Track) => money(p.amount, p.currency) },
-          { head: 'Balance', numeric: true, cell: (p: Track) => money(p.balance, p.currency) },
-          { head: 'Due', cell: (p: Track) => day(p.dueDate) },
+          {
+            head: 'Left to pay',
+            numeric: true,
+            cell: (p: Track) => ofWhole(p.balance, p.amount, p.currency),
+          },
           { head: 'Status', cell: (p: Track) => status(p.status) },
+          { head: 'Due', cell: (p: Track) => day(p.dueDate) },
           {
             head: 'Actions',
             cell: (p: Track) =>
@@ -305,33 +315,34 @@ ${field({
     ? `${table(
         'Instalments by due date',
         [
-          { head: 'Due', cell: (o: ObligationListItem) => day(o.due_date) },
-          { head: 'Plan', cell: (o: ObligationListItem) => planOf(o.track_id) },
-          { head: 'Amount', numeric: true, cell: (o: ObligationListItem) => money(o.amount, o.currency) },
+          { head: 'Due', cell: (o: ObligationListItem) => `<span class="nowrap">${day(o.due_date)}</span>` },
           {
             head: 'Still owed',
             numeric: true,
-            cell: (o: ObligationListItem) => money(o.amount_due, o.currency),
+            cell: (o: ObligationListItem) => ofWhole(o.amount_due, o.amount, o.currency),
           },
           { head: 'Status', cell: (o: ObligationListItem) => status(o.status) },
+          { head: 'Plan', cell: (o: ObligationListItem) => planOf(o.track_id) },
         ],
         obligations.data.items,
         'No instalments scheduled.',
       )}${obligations.data.has_more ? '<p class="note">The first 50 are shown.</p>' : ''}`
     : problem(obligations.error);
 
+  const dateOf = (instant: string) =>
+    `<span class="nowrap">${day(localDate(instant, visit.workspace.timeZone))}</span>`;
   const paymentTable = payments.ok
     ? `${table(
         'Payments, newest first',
         [
           {
             head: 'Paid',
-            cell: (p: Payment) => `<a href="/console/payments/${esc(p.id)}">${when(visit, p.paidAt)}</a>`,
+            cell: (p: Payment) => `<a href="/console/payments/${esc(p.id)}">${dateOf(p.paidAt)}</a>`,
           },
-          { head: 'Plan', cell: (p: Payment) => planOf(p.trackId) },
           { head: 'Amount', numeric: true, cell: (p: Payment) => money(p.amount, p.currency) },
           { head: 'Method', cell: (p: Payment) => esc(p.method.replaceAll('_', ' ')) },
           { head: 'Status', cell: (p: Payment) => status(p.status) },
+          { head: 'Plan', cell: (p: Payment) => planOf(p.trackId) },
         ],
         payments.data.items,
         'No payments yet.',
@@ -342,9 +353,12 @@ ${field({
     ? table(
         'Reminders, newest first',
         [
-          { head: 'When', cell: (r: ReminderSeen) => when(visit, r.reminder.sentAt ?? r.reminder.sendAt) },
+          {
+            head: 'When',
+            cell: (r: ReminderSeen) =>
+              `<span class="nowrap">${when(visit, r.reminder.sentAt ?? r.reminder.sendAt)}</span>`,
+          },
           { head: 'Channel', cell: (r: ReminderSeen) => esc(channelName(r.reminder.channel)) },
-          { head: 'To', cell: (r: ReminderSeen) => esc(r.reminder.to) },
           {
             head: 'Status',
             cell: (r: ReminderSeen) =>
@@ -357,6 +371,7 @@ ${field({
                 ? `${status(r.log.status)}${r.log.error ? ` <span class="note">${esc(r.log.error)}</span>` : ''}`
                 : '',
           },
+          { head: 'To', cell: (r: ReminderSeen) => esc(r.reminder.to) },
         ],
         seen,
         'No reminders yet.',
@@ -398,9 +413,12 @@ ${field({
     ? `${table(
         'What changed, newest first',
         [
-          { head: 'When', cell: (e: LedgerEntry) => when(visit, e.occurredAt) },
-          { head: 'What', cell: (e: LedgerEntry) => esc(LEDGER_WORDS[e.type] ?? e.type) },
-          { head: 'Plan', cell: (e: LedgerEntry) => planOf(e.trackId) },
+          { head: 'When', cell: (e: LedgerEntry) => dateOf(e.occurredAt) },
+          {
+            head: 'What',
+            cell: (e: LedgerEntry) =>
+              `${esc(LEDGER_WORDS[e.type] ?? e.type)}${e.trackId ? `<br>${planOf(e.trackId)}` : ''}`,
+          },
           {
             head: 'Amount',
             numeric: true,

@@ -25,8 +25,10 @@ export const isId = (value: unknown, prefix: string): value is string =>
 export function phoneLinks(e164: string | null | undefined, whose = ''): string {
   if (!e164) return '';
   const digits = e164.replace(/\D/g, '');
-  const about = whose ? `<span class="visually-hidden"> ${esc(whose)}</span>` : '';
-  return `<span class="phone"><a href="tel:${esc(`+${digits}`)}">${esc(phoneInWords(e164))}</a> <a class="wa" href="https://wa.me/${esc(digits)}">WhatsApp${about}</a></span>`;
+  // The name goes in aria-label, not in visually hidden text: that is absolutely placed, and inside a table's
+  // scrolling box it would widen the page on a phone.
+  const label = whose ? ` aria-label="WhatsApp ${esc(whose)}"` : '';
+  return `<span class="phone"><a href="tel:${esc(`+${digits}`)}">${esc(phoneInWords(e164))}</a> <a class="wa" href="https://wa.me/${esc(digits)}"${label}>WhatsApp</a></span>`;
 }
 
 /** What a customer owes, per currency: outstanding, the overdue part, and any credit. */

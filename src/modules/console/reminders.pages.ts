@@ -135,7 +135,7 @@ export function remindersPages(app: FastifyInstance, _ctx: AppContext) {
       const back = backTo(query.back, `/console/customers/${subject.customer.id}`);
       return sendPage(reply, visit, {
         title: `Send a reminder to ${subject.customer.name}`,
-        section: 'customers',
+        section: back === '/console/today' ? 'today' : 'customers',
         body: await reminderForm(visit, subject, { back }, null),
       });
     },
@@ -156,7 +156,11 @@ export function remindersPages(app: FastifyInstance, _ctx: AppContext) {
         sendPage(
           reply,
           visit,
-          { title: `Send a reminder to ${subject.customer.name}`, section: 'customers', body },
+          {
+            title: `Send a reminder to ${subject.customer.name}`,
+            section: back === '/console/today' ? 'today' : 'customers',
+            body,
+          },
           status,
         ),
       );

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { daysBetween, localDate } from '../../lib/calendar.js';
+import { addDays, daysBetween, localDate } from '../../lib/calendar.js';
 import type { Attempt } from '../attempts/attempts.schemas.js';
 import type { Customer } from '../customers/customers.schemas.js';
 import type { Mandate } from '../mandates/mandates.schemas.js';
 import type { Overdue } from '../reports/reports.schemas.js';
-import type { Schedule } from '../schedules/schedules.schemas.js';
+import type { ObligationListItem, Schedule } from '../schedules/schedules.schemas.js';
 import type { Track } from '../tracks/tracks.schemas.js';
-import { esc, money, notice, problem, status, table, when } from './console.html.js';
+import { esc, money, notice, problem, status, when } from './console.html.js';
 import { sendPage } from './console.layout.js';
 import type { Visit } from './console.visit.js';
 import { visitIn } from './console.visit.js';
@@ -21,6 +21,9 @@ import {
   type ReminderSeen,
   reminderSummary,
 } from './customers.parts.js';
+
+/** The states of an obligation still owed. */
+const OPEN = ['overdue', 'pending', 'partially_paid'] as const;
 
 type OverdueAccount = Overdue['accounts']['items'][number];
 type Row = OverdueAccount & { days: number };
@@ -85,7 +88,7 @@ function lookups(visit: Visit) {
   };
 }
 
-function actionsFor(visit: Visit, row: { trackId: string | null; customerId: string | null }) {
+function actionsFor(visit: Visit, row: { trackId: string | null }) {
   if (!row.trackId) return '';
   const links = [];
   if (visit.can('send_reminder'))
@@ -105,6 +108,26 @@ function moreLink(label: string, name: string, value: string | null, keep: Recor
   return `<p><a class="button secondary" href="/console/today?${esc(search.toString())}">${esc(label)}</a></p>`;
 }
 
+/**
+ * One overdue account as a card a collector reads on a phone: who, how much and how late, the number to call or
+ * message, the last reminder and what became of it, and what to do next.
+ */
+function overdueItem(visit: Visit, r: Row, reminder: ReminderSeen | null) {
+  const about = r.trackId
+    ? `<p class="about">${planLink(r.trackId, r.planTitle)}</p>`
+    : '<p class="about note">A collection without a plan</p>';
+  return `<li class="card work">
+<h3>${customerLink(r.customerId, r.customerName)}</h3>
+<p class="owed"><strong class="amount">${money(r.overdueAmount, r.currency)}</strong> overdue, <strong class="days">${r.days} ${
+    r.days === 1 ? 'day' : 'days'
+  }</strong></p>
+${about}
+${r.phone ? `<p>${phoneLinks(r.phone, r.customerName ?? '')}</p>` : ''}
+${r.trackId ? `<p class="last">Last reminder: ${reminderSummary(visit, reminder)}</p>` : ''}
+${actionsFor(visit, r)}
+</li>`;
+}
+
 async function overdueSection(visit: Visit, page: number) {
   const { rows, complete, error } = await overdueAccounts(visit);
   const shown = rows.slice((page - 1) * PER_PAGE, page * PER_PAGE);
@@ -118,30 +141,12 @@ async function overdueSection(visit: Visit, page: number) {
         ),
     ),
   );
-  const list = table(
-    'Overdue, most days first',
-    [
-      {
-        head: 'Customer',
-        cell: (r: Row) =>
-          `${customerLink(r.customerId, r.customerName)}${r.phone ? `<br>${phoneLinks(r.phone, r.customerName ?? '')}` : ''}`,
-      },
-      { head: 'Plan', cell: (r: Row) => planLink(r.trackId, r.planTitle) },
-      { head: 'Overdue', numeric: true, cell: (r: Row) => money(r.overdueAmount, r.currency) },
-      {
-        head: 'Days overdue',
-        numeric: true,
-        cell: (r: Row) => `${r.days}<span class="visually-hidden"> days</span>`,
-      },
-      {
-        head: 'Last reminder',
-        cell: (r: Row) => (r.trackId ? reminderSummary(visit, reminders.get(r.trackId) ?? null) : ''),
-      },
-      { head: 'Actions', cell: (r: Row) => actionsFor(visit, r) },
-    ],
-    shown,
-    page > 1 ? 'No more overdue accounts.' : 'Nothing is overdue. Well done.',
-  );
+  const list =
+    shown.length === 0
+      ? `<p class="note">${page > 1 ? 'No more overdue accounts.' : 'Nothing is overdue. Well done.'}</p>`
+      : `<ol class="worklist" aria-label="Overdue, most days first">${shown
+          .map((r) => overdueItem(visit, r, r.trackId ? (reminders.get(r.trackId) ?? null) : null))
+          .join('\n')}</ol>`;
   const total = rows.length;
   const counts =
     total > 0
@@ -160,6 +165,35 @@ async function overdueSection(visit: Visit, page: number) {
   }</section>`;
 }
 
+/** A list of things to do, each a card a collector reads on a phone. */
+function workList(label: string, items: readonly string[], empty: string) {
+  return items.length === 0
+    ? `<p class="note">${esc(empty)}</p>`
+    : `<ol class="worklist" aria-label="${esc(label)}">${items.join('\n')}</ol>`;
+}
+
+/** One thing to do: whose it is (their page, their phone), the plan, what happened, and what can be done. */
+function workItem(item: {
+  customer: Customer | null;
+  plan: Track | null;
+  headline: string;
+  lines: readonly string[];
+  actions: string;
+}) {
+  const { customer, plan } = item;
+  return `<li class="card work">
+<h3>${customer ? customerLink(customer.id, customer.name) : plan ? planLink(plan.id, plan.title) : 'Without a customer'}</h3>
+<p class="owed">${item.headline}</p>
+${plan ? `<p class="about">${planLink(plan.id, plan.title)}</p>` : ''}
+${customer ? `<p>${phoneLinks(customer.phone, customer.name)}</p>` : ''}
+${item.lines
+  .filter(Boolean)
+  .map((line) => `<p>${line}</p>`)
+  .join('\n')}
+${item.actions}
+</li>`;
+}
+
 interface AttemptRow {
   attempt: Attempt;
   plan: Track | null;
@@ -175,8 +209,60 @@ async function failedSection(visit: Visit, cursor: string | undefined, keep: Rec
   if (!found.ok)
     return `<section aria-labelledby="failed"><h2 id="failed">Failed collections</h2>${problem(found.error)}</section>`;
   const look = lookups(visit);
+  // A failure is work to do while it is its obligation's latest outcome and the obligation is still owed: not
+  // once a later try failed too (that one shows), succeeded or is under way, nor once the obligation was paid some
+  // other way or cancelled (its waiting retry is cancelled only when it falls due).
+  const failures = new Map<string, Promise<string | undefined>>();
+  const currentFailureOf = (obligationId: string) => {
+    let found = failures.get(obligationId);
+    if (!found) {
+      found = visit.api
+        .get<List<Attempt>>('/collection-attempts', { obligation_id: obligationId, limit: 10 })
+        .then((answer) => {
+          if (!answer.ok) return undefined;
+          const [newest] = answer.data.items;
+          if (!newest || ['succeeded', 'processing', 'cancelled'].includes(newest.status)) return undefined;
+          return answer.data.items.find((a) => a.status === 'failed')?.id;
+        });
+      failures.set(obligationId, found);
+    }
+    return found;
+  };
+  const dueBy = addDays(localDate(visit.now, visit.workspace.timeZone), 1);
+  const owed = new Map<string, Promise<Set<string>>>();
+  const owedOf = (scheduleId: string) => {
+    let found = owed.get(scheduleId);
+    if (!found) {
+      found = Promise.all(
+        OPEN.map((state) =>
+          visit.api.get<List<ObligationListItem>>('/obligations', {
+            schedule_id: scheduleId,
+            status: state,
+            due_to: dueBy,
+            limit: 100,
+          }),
+        ),
+      ).then(
+        (answers) =>
+          new Set(answers.flatMap((answer) => (answer.ok ? answer.data.items.map((o) => o.id) : []))),
+      );
+      owed.set(scheduleId, found);
+    }
+    return found;
+  };
+  const current = (
+    await Promise.all(
+      found.data.items.map(async (attempt) => {
+        const [latest, open] = await Promise.all([
+          currentFailureOf(attempt.obligation_id),
+          owedOf(attempt.schedule_id),
+        ]);
+        return latest === attempt.id && open.has(attempt.obligation_id) ? attempt : null;
+      }),
+    )
+  ).filter((attempt): attempt is Attempt => attempt !== null);
   const rows: AttemptRow[] = await Promise.all(
-    found.data.items.map(async (attempt) => {
+    current.map(async (attempt) => {
       const schedule = await look.schedule(attempt.schedule_id);
       const plan = await look.plan(schedule?.target_id);
       const customer = await look.customer(plan?.customerId);
@@ -185,36 +271,27 @@ async function failedSection(visit: Visit, cursor: string | undefined, keep: Rec
   );
   const next = (a: Attempt) =>
     a.next_retry_at
-      ? `Retries ${when(visit, a.next_retry_at)}`
+      ? `Next try ${when(visit, a.next_retry_at)}.`
       : a.no_retry_reason
-        ? `No retry: ${esc(a.no_retry_reason.replaceAll('_', ' '))}`
+        ? `No more tries: ${esc(a.no_retry_reason.replaceAll('_', ' '))}.`
         : '';
-  const list = table(
-    'Collection attempts that failed, newest first',
-    [
-      {
-        head: 'Customer',
-        cell: (r: AttemptRow) =>
-          r.customer
-            ? `${customerLink(r.customer.id, r.customer.name)}<br>${phoneLinks(r.customer.phone, r.customer.name)}`
-            : '',
-      },
-      { head: 'Plan', cell: (r: AttemptRow) => (r.plan ? planLink(r.plan.id, r.plan.title) : '') },
-      { head: 'Amount', numeric: true, cell: (r: AttemptRow) => money(r.attempt.amount, r.attempt.currency) },
-      {
-        head: 'Tried',
-        cell: (r: AttemptRow) =>
-          `${when(visit, r.attempt.attempted_at ?? r.attempt.scheduled_for)} <span class="note">(try ${r.attempt.attempt_number} of 4)</span>`,
-      },
-      {
-        head: 'Reason',
-        cell: (r: AttemptRow) =>
-          `${status(r.attempt.failure_code ?? 'failed')}${r.attempt.failure_message ? `<br>${esc(r.attempt.failure_message)}` : ''}`,
-      },
-      { head: 'Next retry', cell: (r: AttemptRow) => next(r.attempt) },
-    ],
-    rows,
-    'No collection attempt has failed.',
+  const list = workList(
+    'Collections that failed, newest first',
+    rows.map((r) =>
+      workItem({
+        customer: r.customer,
+        plan: r.plan,
+        headline: `<strong class="amount">${money(r.attempt.amount, r.attempt.currency)}</strong> not collected: ${status(
+          r.attempt.failure_code ?? 'failed',
+        )}`,
+        lines: [
+          r.attempt.failure_message ? esc(r.attempt.failure_message) : '',
+          `Tried ${when(visit, r.attempt.attempted_at ?? r.attempt.scheduled_for)}, try ${r.attempt.attempt_number} of 4. ${next(r.attempt)}`,
+        ],
+        actions: actionsFor(visit, { trackId: r.plan?.id ?? null }),
+      }),
+    ),
+    'No failed collection needs attention.',
   );
   return `<section aria-labelledby="failed"><h2 id="failed">Failed collections</h2>${list}${moreLink(
     'More failed collections',
@@ -248,30 +325,25 @@ async function waitingSection(visit: Visit, cursor: string | undefined, keep: Re
       return { mandate, customer, plan: await look.plan(schedule?.target_id) };
     }),
   );
-  const list = table(
+  const list = workList(
     'Mandates the payer has not yet approved',
-    [
-      {
-        head: 'Customer',
-        cell: (r: MandateRow) =>
-          r.customer
-            ? `${customerLink(r.customer.id, r.customer.name)}<br>${phoneLinks(r.customer.phone, r.customer.name)}`
-            : esc(r.mandate.payer_id),
-      },
-      { head: 'Plan', cell: (r: MandateRow) => (r.plan ? planLink(r.plan.id, r.plan.title) : '') },
-      { head: 'Provider', cell: (r: MandateRow) => esc(r.mandate.provider) },
-      { head: 'Asked', cell: (r: MandateRow) => when(visit, r.mandate.created_at) },
-      {
-        head: 'Consent',
-        cell: (r: MandateRow) =>
-          r.mandate.consented_at
-            ? `Given ${when(visit, r.mandate.consented_at)}; waiting for the provider`
-            : r.mandate.consent_expires_at
-              ? `Link expires ${when(visit, r.mandate.consent_expires_at)}`
-              : '',
-      },
-    ],
-    rows,
+    rows.map((r) =>
+      workItem({
+        customer: r.customer,
+        plan: r.plan,
+        headline: r.mandate.consented_at
+          ? `Consent given ${when(visit, r.mandate.consented_at)}; waiting for ${esc(r.mandate.provider)}`
+          : `Waiting for consent through ${esc(r.mandate.provider)}`,
+        lines: [
+          `Asked ${when(visit, r.mandate.created_at)}${
+            r.mandate.consent_expires_at && !r.mandate.consented_at
+              ? `; the link expires ${when(visit, r.mandate.consent_expires_at)}`
+              : ''
+          }.`,
+        ],
+        actions: '',
+      }),
+    ),
     'No mandate is waiting for its payer.',
   );
   return `<section aria-labelledby="waiting"><h2 id="waiting">Mandates waiting for the payer</h2>${list}${moreLink(
