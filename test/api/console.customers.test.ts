@@ -290,6 +290,12 @@ describe('console: creating and changing customers', () => {
     assert.equal(noted.headers.location, `/console/customers/${customer.id}?done=notes_saved`);
     assert.equal((await ws.api.get(`/customers/${customer.id}`)).body.data.notes, 'Promised to pay Friday');
     assert.match((await get(collector, String(noted.headers.location))).body, /Notes saved\./);
+    const tooLong = await post(collector, `/console/customers/${customer.id}/notes`, {
+      notes: 'x'.repeat(2001),
+    });
+    assert.equal(tooLong.statusCode, 422, tooLong.body);
+    assert.match(tooLong.body, /id="f-notes-error"/);
+    assert.equal((await ws.api.get(`/customers/${customer.id}`)).body.data.notes, 'Promised to pay Friday');
 
     const renamed = await post(collector, `/console/customers/${customer.id}/edit`, {
       name: 'Someone Else',
