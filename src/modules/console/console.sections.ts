@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { auditPages } from './audit.pages.js';
+import { customersSection } from './customers.section.js';
 import { overviewPages } from './overview.pages.js';
 import { paymentsPages } from './payments.pages.js';
 import { plansPages } from './plans.pages.js';
@@ -15,4 +16,5 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   paymentsPages,
   auditPages,
   settingsPages,
+  customersSection,
 ];
