@@ -90,6 +90,11 @@ describe('console roles in the browser', () => {
 
         assert.equal(await open(page, '/console/settings'), may.settings ? 200 : 403);
         assert.equal(await open(page, '/console/audit'), may.audit ? 200 : 403);
+        if (role === 'owner') {
+          assert.match(await shownText(page), /payments\.create/);
+          await assertAccessible(browser, page);
+          await screenshots(page, 'console-audit');
+        }
         if (may.settings) {
           assert.equal(await open(page, '/console/settings/keys'), 200);
           assert.equal((await page.locator('main form[method="post"]').count()) > 0, may.keyForm);

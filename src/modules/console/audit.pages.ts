@@ -4,7 +4,7 @@ import { startOfDay, startOfFollowingDay } from '../../lib/calendar.js';
 import type { Page } from '../../lib/cursor.js';
 import type { AuditEntry } from '../audit/audit.schemas.js';
 import { peopleNames } from '../people/index.js';
-import { type Column, esc, field, pager, problem, table, when } from './console.html.js';
+import { esc, field, pager, problem, when } from './console.html.js';
 import { sendPage } from './console.layout.js';
 import { visitIn } from './console.visit.js';
 
@@ -70,11 +70,9 @@ export function auditPages(app: FastifyInstance, ctx: AppContext) {
       const who = (e: AuditEntry) => {
         if (e.actor.type === 'user' && e.actor.id) {
           const person = names.get(e.actor.id);
-          return `${esc(person?.name ?? person?.email ?? e.actor.id)}<br><span class="note">person</span>`;
+          return `${esc(person?.name ?? person?.email ?? e.actor.id)} (person)`;
         }
-        return e.actor.type === 'key'
-          ? `${esc(e.actor.id)}<br><span class="note">API key</span>`
-          : '<span class="note">paytrack</span>';
+        return e.actor.type === 'key' ? `API key ${esc(e.actor.id)}` : 'paytrack';
       };
       const record = (e: AuditEntry) => {
         if (!e.record.id) return esc(e.record.type);
@@ -82,14 +80,11 @@ export function auditPages(app: FastifyInstance, ctx: AppContext) {
         const label = `${esc(e.record.type)} ${esc(e.record.id)}`;
         return base ? `<a href="${esc(base + encodeURIComponent(e.record.id))}">${label}</a>` : label;
       };
-      const columns: Column<AuditEntry>[] = [
-        { head: 'When', cell: (e) => when(visit, e.createdAt) },
-        { head: 'Who', cell: who },
-        { head: 'What', cell: (e) => `<code>${esc(e.action)}</code>` },
-        { head: 'Record', cell: record },
-        { head: 'Changes', cell: (e) => changesText(e.changes) },
-        { head: 'Reason', cell: (e) => esc(e.reason) },
-      ];
+      const card = (e: AuditEntry) => `<li class="card work audit-entry">
+<h3><code>${esc(e.action)}</code> ${record(e)}</h3>
+<p class="note">${when(visit, e.createdAt)} · ${who(e)}</p>
+${changesText(e.changes)}${e.reason ? `<p>Reason: ${esc(e.reason)}</p>` : ''}
+</li>`;
       const fieldErrors = answer && !answer.ok ? (answer.error.details?.fields ?? {}) : problems;
       const filters = `<form method="get" action="/console/audit" class="filters" aria-label="Filter the audit trail">
 ${field({ label: 'Person or key id', name: 'actor_id', value: q.actor_id ?? '', hint: 'usr_… or key_…', error: fieldErrors.actor_id })}
@@ -100,7 +95,8 @@ ${field({ label: 'To', name: 'to', type: 'date', value: q.to ?? '', error: field
       const body = `<p class="note">Every change made by a person in the console or by an API key, newest first, with what changed and why. Entries are never changed or deleted. Times in ${esc(visit.workspace.timeZone)}.</p>
 ${filters}
 ${answer && !answer.ok ? problem(answer.error) : Object.keys(problems).length ? problem({ code: 'validation_error', message: 'Check the filters.', details: { fields: problems } }) : ''}
-${table('Changes, newest first', columns, entries, 'No changes match.')}
+<h2>Changes, newest first</h2>
+${entries.length ? `<ol class="worklist audit">${entries.map(card).join('\n')}</ol>` : '<p class="note">No changes match.</p>'}
 ${answer?.ok ? pager('/console/audit', { actor_id: q.actor_id, record_id: q.record_id, from: q.from, to: q.to }, answer.data.next_cursor) : ''}`;
       return sendPage(
         reply,
