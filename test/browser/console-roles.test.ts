@@ -73,7 +73,7 @@ describe('console roles in the browser', () => {
       const may = WHAT[role];
       const { context, page } = await signedIn(role);
       try {
-        assert.match(await page.locator('header.top').innerText(), new RegExp(`· ${role}`));
+        assert.match((await page.locator('header.top').textContent()) ?? '', new RegExp(`· ${role}`));
         const nav = await navLinks(page);
         assert.equal(nav.includes('Settings'), may.settings, `${role} settings link`);
         assert.equal(nav.includes('Audit trail'), may.audit, `${role} audit link`);
@@ -112,7 +112,7 @@ describe('console roles in the browser', () => {
       const now = t.clock.now().toISOString();
       const summary = await ws.api.get(`/reports/summary?from=${now.slice(0, 7)}-01T00:00:00.000Z`);
       const ngn = summary.body.data.currencies.find((c: { currency: string }) => c.currency === 'NGN');
-      const figure = async (id: string) => (await page.locator(`#${id} dd`).innerText()).trim();
+      const figure = async (id: string) => ((await page.locator(`#${id} dd`).textContent()) ?? '').trim();
       assert.equal(await figure('ngn-collected-month'), formatMoney(ngn.collected, 'NGN'));
       assert.equal(await figure('ngn-outstanding'), formatMoney(ngn.outstanding, 'NGN'));
       assert.equal(await figure('ngn-overdue'), formatMoney(ngn.overdue, 'NGN'));
