@@ -26,8 +26,6 @@ export const BOOK = {
 };
 const PLAN_AMOUNT = 1_000_000;
 const OBLIGATION_AMOUNT = PLAN_AMOUNT / BOOK.obligationsPerPlan;
-/** One plan in this many is behind: its payments cover 3 obligations, so 4 past ones are overdue. */
-const BEHIND_ONE_IN = 20;
 const CALLS = 50;
 const P99_CEILING_MS = 100;
 const EXPORT_RSS_CEILING_MB = 100;
@@ -55,6 +53,12 @@ export interface ReportsFigures {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The id of the book's customer `n` (named `Customer n`); the plans `n`, `n + customers`, … are theirs. */
+export const seededCustomerId = (n: number) => `cus_${String(n).padStart(26, '0')}`;
+
+/** One plan in this many is behind (plan `n` when `n` is a multiple): its payments cover 3 obligations, so 4 past ones are overdue. */
+export const BEHIND_EVERY = 20;
+
 /** The rows of plans [from, to): customers as needed, the plan, its schedule, obligations, payments and ledger. */
 function bookRows(workspaceId: string, timeZone: string, start: number, from: number, to: number) {
   const tenant = { workspace_id: workspaceId, mode: 'test' as const };
@@ -69,7 +73,7 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
   const firstDue = new Date(start).toISOString().slice(0, 10);
   for (let i = from; i < to; i++) {
     const created = start + (i % 1440) * 60_000;
-    const customerId = `cus_${String(i % BOOK.customers).padStart(26, '0')}`;
+    const customerId = seededCustomerId(i % BOOK.customers);
     if (i < BOOK.customers) {
       rows.customers.push({
         id: customerId,
@@ -88,7 +92,7 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
       });
     }
     const currency = i % 10 === 0 ? 'USD' : 'NGN';
-    const behind = i % BEHIND_ONE_IN === 0;
+    const behind = i % BEHIND_EVERY === 0;
     const paymentAmount = ((behind ? 3 : 7) * OBLIGATION_AMOUNT) / BOOK.paymentsPerPlan;
     const paid = paymentAmount * BOOK.paymentsPerPlan;
     const trackId = newId('track', new Date(created));
@@ -299,7 +303,7 @@ export async function foldBook(env: { DATA_DIR: string; DATABASE_URL?: string },
   return (Date.now() - began) / 1000;
 }
 
-const percentile = (sorted: number[], p: number) =>
+export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 /** One report call, however long it takes (other calls give up after 10 s); its time in ms. */

@@ -5,7 +5,14 @@
  * loop, a bare Fastify route), runs the same payment transaction without HTTP, checks the plan's balance and
  * prints a table with each ratio.
  * `npm run bench -- --cpu-prof` also profiles the server and prints its heaviest functions.
- * Env: BENCH_SECONDS (10), BENCH_DATABASES (postgres,sqlite), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/).
+ * After them, on a book of 100,000 plans written straight into the database: the reports step (each report's p50 and
+ * p99, an export) and the console step (each console page's p50 and p99 for a signed-in owner, the API reads under
+ * them; pages not built yet are listed, not failed).
+ * Env: BENCH_SECONDS (10), BENCH_DATABASES (postgres,sqlite), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/),
+ * BENCH_ONLY (reports, console or reports,console: only those steps, on a server of their own, without the request
+ * path's runs), BENCH_REPORTS=false and BENCH_CONSOLE=false (leave a step out), BENCH_REPORTS_PLANS (100000: a
+ * smaller book for a quick look; the goals are for the full size).
+ * Only the console, on SQLite: `BENCH_ONLY=console BENCH_DATABASES=sqlite npm run bench`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +20,7 @@ import path from 'node:path';
 import { formatTable } from '../src/cli/io.js';
 import { type AllocationFigures, allocationStep } from './allocation.js';
 import { bareRouteCeiling, type CeilingPlan, pgbenchCeiling, sqliteLoopCeiling } from './ceilings.js';
+import { type ConsoleFigures, consoleNote, consoleStep, consoleTables } from './console.js';
 import { type DatabaseKind, prepareDatabase } from './databases.js';
 import { directPayments, httpLoad, type LoadOptions, type LoadResult, roundRobin } from './load.js';
 import {
@@ -67,9 +75,22 @@ function databaseKinds(): DatabaseKind[] {
 }
 
 const seconds = positiveNumber('BENCH_SECONDS', 10);
-/** BENCH_REPORTS=false leaves out the reports step; BENCH_ONLY=reports runs it alone. */
-const onlyReports = process.env.BENCH_ONLY === 'reports';
-const withReports = onlyReports || process.env.BENCH_REPORTS !== 'false';
+/** The steps BENCH_ONLY names (reports, console), run alone; null runs the whole bench. */
+function onlySteps(): Set<'reports' | 'console'> | null {
+  const raw = process.env.BENCH_ONLY;
+  if (raw === undefined || raw === '') return null;
+  const steps = raw.split(',').map((step) => step.trim());
+  for (const step of steps) {
+    if (step !== 'reports' && step !== 'console')
+      throw new Error(`BENCH_ONLY: unknown step '${step}' (reports, console)`);
+  }
+  return new Set(steps as ('reports' | 'console')[]);
+}
+
+/** BENCH_REPORTS=false and BENCH_CONSOLE=false leave out a step; BENCH_ONLY=reports,console runs those alone. */
+const only = onlySteps();
+const withReports = only ? only.has('reports') : process.env.BENCH_REPORTS !== 'false';
+const withConsole = only ? only.has('console') : process.env.BENCH_CONSOLE !== 'false';
 const kinds = databaseKinds();
 const cpuProfile = process.argv.includes('--cpu-prof');
 const pgServerUrl = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/';
@@ -78,8 +99,15 @@ const load: LoadOptions = { connections: CONNECTIONS, seconds };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 // Build, then per database: start, setup, a warm-up, runs of `seconds` (+1 s warm-up each), checks, stop.
+// The book takes minutes to write on each database; the console step writes it when the reports step did not.
 const limitSeconds =
-  240 + kinds.length * (WARM_UP_SECONDS + 10 * (seconds + 1) + 300 + (withReports ? 1_800 : 0));
+  240 +
+  kinds.length *
+    (WARM_UP_SECONDS +
+      10 * (seconds + 1) +
+      300 +
+      (withReports ? 1_800 : 0) +
+      (withConsole ? 900 + (withReports ? 0 : 1_500) : 0));
 setTimeout(() => {
   log(`time limit of ${limitSeconds} s reached; stopping`);
   killChildren();
@@ -108,6 +136,7 @@ interface Row {
   allocation: AllocationFigures;
   check: BalanceCheck;
   reports: ReportsFigures | null;
+  console: ConsoleFigures | null;
   shutdownCode: number | null;
 }
 
@@ -234,6 +263,12 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
           reportsStep(database.env, server, workspaceId, key, (line) => log(`${kind}: ${line}`)),
         )
       : null;
+    const consoleFigures = withConsole
+      ? await explained(
+          server,
+          consoleStep(kind, env, server, workspaceId, key, withReports, (line) => log(`${kind}: ${line}`)),
+        )
+      : null;
 
     const shutdownCode = await server.stop();
     server = undefined;
@@ -254,6 +289,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       allocation,
       check,
       reports,
+      console: consoleFigures,
       shutdownCode,
     };
   } finally {
@@ -324,19 +360,33 @@ async function explained<T>(server: Server, step: Promise<T>): Promise<T> {
   }
 }
 
-/** The reports step alone, on a server of its own (BENCH_ONLY=reports). */
-async function benchReports(kind: DatabaseKind): Promise<ReportsFigures> {
-  // A database of its own, so a request-path bench started meanwhile does not drop it.
-  const database = await prepareDatabase(kind, pgServerUrl, 'paytrack_bench_reports');
+/** The steps BENCH_ONLY names, on a server of their own, on one book (the reports step writes it, else the console's). */
+async function benchSteps(
+  kind: DatabaseKind,
+): Promise<{ reports: ReportsFigures | null; console: ConsoleFigures | null }> {
+  // A database of its own, named after the steps, so a request-path bench or another step's started meanwhile does
+  // not drop it.
+  const steps = ['reports', 'console'].filter((step) => only?.has(step as 'reports' | 'console'));
+  const database = await prepareDatabase(kind, pgServerUrl, `paytrack_bench_${steps.join('_')}`);
   let server: Server | undefined;
   try {
     const port = await freePort();
-    server = await startServer(serverEnv(database.env, port, { EMBEDDED_WORKER: 'true' }), port);
+    const env = serverEnv(database.env, port, { EMBEDDED_WORKER: 'true' });
+    server = await startServer(env, port);
     const { workspaceId, key } = await issueTestKey(serverEnv(database.env, port), 'Reports benchmark');
-    return await explained(
-      server,
-      reportsStep(database.env, server, workspaceId, key, (line) => log(`${kind}: ${line}`)),
-    );
+    const stepLog = (line: string) => log(`${kind}: ${line}`);
+    const reports = withReports
+      ? await explained(server, reportsStep(database.env, server, workspaceId, key, stepLog))
+      : null;
+    if (reports) {
+      log(
+        `${kind}: seeded in ${reports.seedSeconds.toFixed(0)} s, folded into the rollup in ${reports.foldSeconds.toFixed(0)} s`,
+      );
+    }
+    const consoleFigures = withConsole
+      ? await explained(server, consoleStep(kind, env, server, workspaceId, key, withReports, stepLog))
+      : null;
+    return { reports, console: consoleFigures };
   } finally {
     if (server) await server.stop();
     await database.drop();
@@ -363,23 +413,33 @@ const reportsNote = () =>
 
 buildProject(log);
 
-if (onlyReports) {
+if (only) {
   const figures: [DatabaseKind, ReportsFigures][] = [];
+  const consoleFigures: [DatabaseKind, ConsoleFigures][] = [];
   const failures: string[] = [];
   for (const kind of kinds) {
     try {
-      const f = await benchReports(kind);
-      figures.push([kind, f]);
-      log(
-        `${kind}: seeded in ${f.seedSeconds.toFixed(0)} s, folded into the rollup in ${f.foldSeconds.toFixed(0)} s`,
-      );
-      failures.push(...f.problems.map((p) => `${kind} ${p}`));
+      const f = await benchSteps(kind);
+      if (f.reports) {
+        figures.push([kind, f.reports]);
+        failures.push(...f.reports.problems.map((p) => `${kind} reports: ${p}`));
+      }
+      if (f.console) {
+        consoleFigures.push([kind, f.console]);
+        failures.push(...f.console.problems.map((p) => `${kind} console: ${p}`));
+      }
     } catch (error) {
       failures.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  console.log(reportsTable(figures));
-  console.log(reportsNote());
+  if (figures.length > 0) {
+    console.log(reportsTable(figures));
+    console.log(reportsNote());
+  }
+  if (consoleFigures.length > 0) {
+    console.log(consoleTables(consoleFigures));
+    console.log(consoleNote(consoleFigures));
+  }
   for (const problem of failures) console.log(`problem: ${problem}`);
   process.exit(failures.length > 0 ? 1 : 0);
 }
@@ -428,6 +488,7 @@ for (const kind of kinds) {
       );
     }
     for (const problem of row.reports?.problems ?? []) problems.push(`${kind} reports: ${problem}`);
+    for (const problem of row.console?.problems ?? []) problems.push(`${kind} console: ${problem}`);
     if (row.shutdownCode !== 0) problems.push(`${kind}: serve exited with ${row.shutdownCode} on SIGTERM`);
   } catch (error) {
     problems.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
@@ -495,6 +556,13 @@ const withFigures = rows.flatMap((row): [DatabaseKind, ReportsFigures][] =>
 if (withFigures.length > 0) {
   console.log(reportsTable(withFigures));
   console.log(reportsNote());
+}
+const withConsoleFigures = rows.flatMap((row): [DatabaseKind, ConsoleFigures][] =>
+  row.console ? [[row.kind, row.console]] : [],
+);
+if (withConsoleFigures.length > 0) {
+  console.log(consoleTables(withConsoleFigures));
+  console.log(consoleNote(withConsoleFigures));
 }
 console.log(
   `Allocation: the same payments on plans without schedules and on plans with a monthly schedule of 12 obligations, back to back; floor ${ALLOCATION_FLOOR}.`,
