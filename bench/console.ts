@@ -49,8 +49,8 @@ function consolePages(ids: { customer: string; plan: string; payment: string }):
     ['customer search', '/console/customers?q=Customer%2012'],
     ['customer', `/console/customers/${ids.customer}`],
     ['plans', '/console/plans'],
-    ['overdue plans', '/console/plans?status=overdue'],
-    ['overdue plans (filter)', '/console/plans?filter=overdue'],
+    // The plans page filters by `show` (active, overdue, completed, archived); status= and filter= it ignores.
+    ['overdue plans', '/console/plans?show=overdue'],
     ['plan', `/console/plans/${ids.plan}`],
     ['payments', '/console/payments'],
     ['payment', `/console/payments/${ids.payment}`],
@@ -237,7 +237,7 @@ export async function consoleStep(
   for (const [index, [label, path]] of consolePages(ids).entries()) {
     // The console allows 600 requests a minute from one address: each page is called from an address of its own
     // on the loopback network, so the bench measures pages, not the limiter.
-    const agent = new Agent({ connect: { localAddress: `127.0.0.${10 + index}` } });
+    const agent = new Agent({ localAddress: `127.0.0.${10 + index}` });
     try {
       const timing = await timePage(agent, server.baseUrl, { cookie }, label, path, problems);
       log(
@@ -321,11 +321,12 @@ export function consoleTables(figures: [DatabaseKind, ConsoleFigures][]): string
 }
 
 export function consoleNote(figures: [DatabaseKind, ConsoleFigures][]): string {
+  // By label: the pages of a plan, a customer or a payment have other ids on each database.
   const statuses = new Map<string, Set<number>>();
   for (const [, f] of figures)
     for (const p of f.pages.filter((page) => page.calls === 0))
-      statuses.set(p.path, (statuses.get(p.path) ?? new Set()).add(p.status));
-  const notYet = [...statuses].map(([path, codes]) => `${path} (${[...codes].join(', ')})`);
+      statuses.set(p.label, (statuses.get(p.label) ?? new Set()).add(p.status));
+  const notYet = [...statuses].map(([label, codes]) => `${label} (${[...codes].join(', ')})`);
   const seeded = figures
     .filter(([, f]) => f.seedSeconds !== null)
     .map(([kind, f]) => `${kind} ${f.seedSeconds?.toFixed(0)} s (+${f.foldSeconds?.toFixed(0)} s folding)`);

@@ -127,8 +127,10 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
       fixed_amount: OBLIGATION_AMOUNT,
       currency,
       timezone: timeZone,
-      start_date: firstDue,
-      end_date: dues.at(-1) ?? null,
+      // Instants, as the API stores them (the start of the first due date in the workspace's zone); an
+      // installment_sequence has no end_date.
+      start_date: startOfDay(firstDue, timeZone),
+      end_date: null,
       status: 'active',
       next_sequence: BOOK.obligationsPerPlan,
       top_up_at: null,
