@@ -57,12 +57,21 @@ describe("console: today's work", () => {
     // Not overdue: due next week.
     await owing(ws.api, 'Dayo Ola', '+2348031234570', 99_000, '2028-01-27');
 
-    // The API's own order is the largest amount first; the console's is the most days first.
+    // The API's default order is the largest amount first; the console's is the most days first.
     const report = await ws.api.get('/reports/overdue');
     assert.deepEqual(
       report.body.data.accounts.items.map((a: { customerName: string }) => a.customerName),
       ['Bola Ade', 'Chidi Eze', 'Ada Obi'],
     );
+    const byDays = await ws.api.get('/reports/overdue?order=days_overdue');
+    assert.deepEqual(
+      byDays.body.data.accounts.items.map((a: { customerName: string }) => a.customerName),
+      ['Chidi Eze', 'Ada Obi', 'Bola Ade'],
+      'the order the console reads: most days, then the largest amount',
+    );
+    const unknown = await ws.api.get('/reports/overdue?order=name');
+    assert.equal(unknown.status, 422);
+    assert.match(JSON.stringify(unknown.body.error), /order/);
 
     const page = await consoleGet(t, owner, '/console/today');
     assert.equal(page.statusCode, 200, page.body);
@@ -196,10 +205,12 @@ describe("console: today's work", () => {
       );
     const first = await consoleGet(t, owner, '/console/today');
     assert.equal(overdueRows(first.body).length, 25);
-    assert.match(first.body, /27 overdue accounts; showing 1 to 25/);
-    assert.match(first.body, /href="\/console\/today\?page=2">Next page/);
-    const second = await consoleGet(t, owner, '/console/today?page=2');
+    assert.match(first.body, /<strong>₦273\.51<\/strong> overdue in all/);
+    const more = /href="\/console\/today\?overdue_cursor=([^"]+)">More overdue accounts/.exec(first.body);
+    assert.ok(more, 'a link to the next accounts');
+    const second = await consoleGet(t, owner, `/console/today?overdue_cursor=${more[1]}`);
     assert.equal(overdueRows(second.body).length, 2);
-    assert.match(second.body, /showing 26 to 27/);
+    assert.doesNotMatch(second.body, /More overdue accounts/);
+    assert.match(second.body, /href="\/console\/today">First overdue accounts/);
   });
 });

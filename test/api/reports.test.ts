@@ -136,6 +136,85 @@ describe('GET /reports/summary', () => {
   });
 });
 
+describe('GET /reports/expected', () => {
+  /** A plan of 90,000 in three monthly instalments from 5 Jul 2028 (the clock is on 30 Jun), 10,000 of it paid. */
+  async function generator(api: Client, currency = 'NGN') {
+    const plan = await newTrack(api, { amount: 90_000, title: 'Generator', currency });
+    const res = await api.post('/collection-schedules', {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'monthly',
+      fixed_amount: 30_000,
+      start_date: '2028-07-05T09:00:00Z',
+      end_date: '2028-09-05T09:00:00Z',
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    await newPayment(api, plan.id, { amount: 10_000 });
+  }
+
+  test("by default the next 30 days by day: the same total as the summary report's expectedNext30Days", async () => {
+    const { api } = await lagos();
+    await generator(api);
+    const data = await report(api, '/reports/expected');
+    assert.deepEqual(data, {
+      dueFrom: '2028-06-30',
+      dueTo: '2028-07-29',
+      timezone: 'Africa/Lagos',
+      groupBy: 'day',
+      currencies: [{ currency: 'NGN', total: 20_000, periods: [{ period: '2028-07-05', amount: 20_000 }] }],
+    });
+    const summary = await report(api, '/reports/summary');
+    assert.equal(figures(summary, 'NGN')?.expectedNext30Days, figures(data, 'NGN')?.total);
+  });
+
+  test('by week from Monday and by month, per currency, over the dates asked', async () => {
+    const { api } = await lagos();
+    await generator(api);
+    await generator(api, 'USD');
+    const weeks = await report(api, '/reports/expected?due_from=2028-07-01&due_to=2028-09-30&groupBy=week');
+    assert.deepEqual(
+      weeks.currencies.map((c: { currency: string; total: number; periods: unknown[] }) => [
+        c.currency,
+        c.total,
+        c.periods,
+      ]),
+      ['NGN', 'USD'].map((currency) => [
+        currency,
+        80_000,
+        [
+          { period: '2028-07-03', amount: 20_000 },
+          { period: '2028-07-31', amount: 30_000 },
+          { period: '2028-09-04', amount: 30_000 },
+        ],
+      ]),
+    );
+    const months = await report(api, '/reports/expected?due_from=2028-08-01&due_to=2028-09-05&groupBy=month');
+    assert.deepEqual(figures(months, 'NGN')?.periods, [
+      { period: '2028-08-01', amount: 30_000 },
+      { period: '2028-09-01', amount: 30_000 },
+    ]);
+  });
+
+  test('dates out of order, a span over 366 days, a bad date or grouping: a validation error naming the field', async () => {
+    const { api } = await lagos();
+    for (const [query, field] of <[string, string][]>[
+      ['due_from=2028-08-01&due_to=2028-07-01', 'due_from'],
+      ['due_to=2028-06-01', 'due_to'],
+      ['due_from=2028-01-01&due_to=2029-01-02', 'due_to'],
+      ['due_from=2028-02-30', 'due_from'],
+      ['groupBy=year', 'groupBy'],
+    ]) {
+      const res = await api.get(`/reports/expected?${query}`);
+      assert.equal(res.status, 422, query);
+      assert.equal(res.body.error.code, 'validation_error', query);
+      assert.ok(
+        JSON.stringify(res.body.error).includes(field),
+        `${query}: ${JSON.stringify(res.body.error)}`,
+      );
+    }
+  });
+});
+
 describe('GET /reports/collections', () => {
   test('by day, week and month in the workspace time zone; by method; reversed payments left out', async () => {
     const { api } = await lagos();

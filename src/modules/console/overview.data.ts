@@ -1,19 +1,12 @@
 import { daysBetween } from '../../lib/calendar.js';
 import { addExact } from '../../lib/money.js';
-import type { Collections, Overdue, Summary } from '../reports/reports.schemas.js';
-import type { ObligationListItem } from '../schedules/schedules.schemas.js';
+import type { Collections, Expected, Overdue, Summary } from '../reports/reports.schemas.js';
 import type { ApiAnswer, ApiError } from './console.api.js';
 import type { Visit } from './console.visit.js';
 import { datesFrom, type OverviewPeriods, periodsAt, type WeekAhead } from './overview.periods.js';
 
 export const AGEING = ['1-30', '31-60', '61-90', '91+'] as const;
 export type Ageing = (typeof AGEING)[number];
-
-/** Obligations read per page, and the most pages read for one status (10,000 obligations). */
-const PAGE = 100;
-const MOST_PAGES = 100;
-/** The statuses of an obligation still asking for money that is not yet overdue. */
-const OPEN_NOT_DUE = ['pending', 'partially_paid'] as const;
 
 type SummaryFigures = Summary['currencies'][number];
 
@@ -42,8 +35,6 @@ export interface Overview {
   currencies: CurrencyOverview[];
   /** What the API refused to answer (a figure too large to be exact, say): shown instead of wrong numbers. */
   problems: ApiError[];
-  /** More obligations fall due in the next 8 weeks than were read: the weeks show a part of them. */
-  weeksCut: boolean;
 }
 
 /** The data of an answer, or undefined with its error put in `problems`. */
@@ -53,68 +44,34 @@ function dataOf<T>(answer: ApiAnswer<T>, problems: ApiError[]): T | undefined {
   return undefined;
 }
 
-interface ObligationPage {
-  items: ObligationListItem[];
-  next_cursor: string | null;
-}
-
-/** Every open obligation not yet due that falls due from `first` to `last`, page after page, through the API. */
-async function openObligations(visit: Visit, first: string, last: string, problems: ApiError[]) {
-  const items: ObligationListItem[] = [];
-  let cut = false;
-  let failed = false;
-  await Promise.all(
-    OPEN_NOT_DUE.map(async (status) => {
-      let cursor: string | null = null;
-      for (let page = 0; ; page += 1) {
-        if (page === MOST_PAGES) {
-          cut = true;
-          return;
-        }
-        const answer: ApiAnswer<ObligationPage> = await visit.api.get<ObligationPage>('/obligations', {
-          status,
-          due_from: first,
-          due_to: last,
-          limit: PAGE,
-          cursor,
-        });
-        const data: ObligationPage | undefined = dataOf(answer, problems);
-        if (!data) {
-          failed = true;
-          return;
-        }
-        items.push(...data.items);
-        cursor = data.next_cursor;
-        if (!cursor) return;
-      }
-    }),
-  );
-  return { items, cut, failed };
-}
-
 /**
  * Everything the overview shows, read through the API as the signed-in person for the periods of `visit.now` in
  * the workspace's zone: the summary report from the start of today, of this week (Monday) and of this month to
- * now; the overdue report's ageing now; the collections report by day over the last 90 days; the open obligations
- * due in the next 8 weeks. Each report is asked without `to`, so each reads "now" as the API itself does.
+ * now; the overdue report's ageing now; the collections report by day over the last 90 days; the expected
+ * collections report by day over the next 8 weeks. Each report is asked without `to`, so each reads "now" as the API itself does.
  */
 export async function loadOverview(visit: Visit): Promise<Overview> {
   const periods = periodsAt(visit.now, visit.workspace.timeZone);
   const problems: ApiError[] = [];
   const lastWeek = periods.weeks[periods.weeks.length - 1] as WeekAhead;
-  const [today, week, month, overdue, collections, obligations] = await Promise.all([
+  const [today, week, month, overdue, collections, expected] = await Promise.all([
     visit.api.get<Summary>('/reports/summary', { from: periods.from.today }),
     visit.api.get<Summary>('/reports/summary', { from: periods.from.week }),
     visit.api.get<Summary>('/reports/summary', { from: periods.from.month }),
     visit.api.get<Overdue>('/reports/overdue', { limit: 1 }),
     visit.api.get<Collections>('/reports/collections', { from: periods.from.chart, groupBy: 'day' }),
-    openObligations(visit, periods.today, lastWeek.last, problems),
+    visit.api.get<Expected>('/reports/expected', {
+      due_from: periods.today,
+      due_to: lastWeek.last,
+      groupBy: 'day',
+    }),
   ]);
   const ofToday = dataOf(today, problems);
   const ofWeek = dataOf(week, problems);
   const ofMonth = dataOf(month, problems);
   const ageing = dataOf(overdue, problems);
   const byDay = dataOf(collections, problems);
+  const ahead = dataOf(expected, problems);
 
   const figures = (summary: Summary | undefined, currency: string): SummaryFigures | undefined =>
     summary?.currencies.find((c) => c.currency === currency);
@@ -123,7 +80,7 @@ export async function loadOverview(visit: Visit): Promise<Overview> {
     for (const c of summary?.currencies ?? []) names.add(c.currency);
   for (const c of ageing?.currencies ?? []) names.add(c.currency);
   for (const c of byDay?.currencies ?? []) names.add(c.currency);
-  for (const o of obligations.items) if (o.amount_due > 0) names.add(o.currency);
+  for (const c of ahead?.currencies ?? []) names.add(c.currency);
   if (names.size === 0) names.add(visit.workspace.currency);
   // The workspace's own currency first, the others in alphabetical order.
   const order = [...names].sort((a, b) =>
@@ -137,10 +94,9 @@ export async function loadOverview(visit: Visit): Promise<Overview> {
     const collected = byDay?.currencies.find((c) => c.currency === currency);
     const perDay = new Map((collected?.periods ?? []).map((p) => [p.period, p]));
     const weeks = periods.weeks.map((w) => ({ ...w, amount: 0 }));
-    for (const o of obligations.items) {
-      if (o.currency !== currency) continue;
-      const week = weeks[Math.floor(daysBetween(periods.today, o.due_date) / 7)];
-      if (week) week.amount = addExact(week.amount, o.amount_due);
+    for (const p of ahead?.currencies.find((c) => c.currency === currency)?.periods ?? []) {
+      const week = weeks[Math.floor(daysBetween(periods.today, p.period) / 7)];
+      if (week) week.amount = addExact(week.amount, p.amount);
     }
     return {
       currency,
@@ -163,8 +119,8 @@ export async function loadOverview(visit: Visit): Promise<Overview> {
           total: perDay.get(date)?.total ?? 0,
           count: perDay.get(date)?.count ?? 0,
         })),
-      byWeek: obligations.failed ? undefined : weeks,
+      byWeek: ahead && weeks,
     };
   });
-  return { periods, currencies, problems, weeksCut: obligations.cut };
+  return { periods, currencies, problems };
 }

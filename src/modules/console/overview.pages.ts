@@ -169,7 +169,7 @@ function ageingChart(key: string, c: CurrencyOverview): string {
   });
 }
 
-function weeksChart(key: string, c: CurrencyOverview, cut: boolean): string {
+function weeksChart(key: string, c: CurrencyOverview): string {
   const { currency, byWeek } = c;
   const title = `Expected per week, next ${WEEKS_AHEAD} weeks (${currency})`;
   const id = `${key}-by-week`;
@@ -185,9 +185,8 @@ function weeksChart(key: string, c: CurrencyOverview, cut: boolean): string {
       cells: amountCell(w.amount, currency),
     })),
   );
-  const note = `<p class="note">What open instalments still ask, by the week they fall due in, from today.${
-    cut ? ' More fall due than this page reads: the weeks show the first 10,000 of each status.' : ''
-  }</p>`;
+  const note =
+    '<p class="note">What open instalments still ask, by the week they fall due in, from today.</p>';
   return chartFigure({
     id,
     kind: 'expected',
@@ -241,7 +240,7 @@ ${figures}
 <div class="charts">
 ${collectionsChart(key, c)}
 ${ageingChart(key, c)}
-${weeksChart(key, c, overview.weeksCut)}
+${weeksChart(key, c)}
 </div>
 </section>`;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { addDays, daysBetween, localDate } from '../../lib/calendar.js';
+import { addDays, localDate } from '../../lib/calendar.js';
 import type { Attempt } from '../attempts/attempts.schemas.js';
 import type { Customer } from '../customers/customers.schemas.js';
 import type { Mandate } from '../mandates/mandates.schemas.js';
@@ -26,46 +26,13 @@ import {
 const OPEN = ['overdue', 'pending', 'partially_paid'] as const;
 
 type OverdueAccount = Overdue['accounts']['items'][number];
-type Row = OverdueAccount & { days: number };
 
-/** Overdue accounts read from the report at most (then the list says it stops there). */
-const MOST_ACCOUNTS = 1000;
 /** Overdue accounts shown on one page. */
 const PER_PAGE = 25;
 
 export const TODAY_MESSAGES: Readonly<Record<string, string>> = {
   reminder_sent: 'Reminder sent.',
 };
-
-/**
- * Every overdue account of the report, worst first as the people collecting read it: most days overdue (counted
- * from the oldest unpaid due date to today in the workspace's zone), then the largest amount.
- */
-async function overdueAccounts(visit: Visit) {
-  const today = localDate(visit.now, visit.workspace.timeZone);
-  const rows: Row[] = [];
-  let cursor: string | undefined;
-  let complete = true;
-  do {
-    const page = await visit.api.get<Overdue>('/reports/overdue', { limit: 100, cursor });
-    if (!page.ok) return { rows, complete: false, error: page.error };
-    for (const account of page.data.accounts.items)
-      rows.push({ ...account, days: Math.max(1, daysBetween(account.oldestDueDate, today)) });
-    cursor = page.data.accounts.next_cursor ?? undefined;
-    if (cursor && rows.length >= MOST_ACCOUNTS) {
-      complete = false;
-      break;
-    }
-  } while (cursor);
-  rows.sort(
-    (a, b) =>
-      b.days - a.days ||
-      a.currency.localeCompare(b.currency) ||
-      b.overdueAmount - a.overdueAmount ||
-      (a.customerName ?? '').localeCompare(b.customerName ?? ''),
-  );
-  return { rows, complete, error: null };
-}
 
 /** Looks records up once per page: the plan of a schedule, the customer of a plan. */
 function lookups(visit: Visit) {
@@ -112,14 +79,14 @@ function moreLink(label: string, name: string, value: string | null, keep: Recor
  * One overdue account as a card a collector reads on a phone: who, how much and how late, the number to call or
  * message, the last reminder and what became of it, and what to do next.
  */
-function overdueItem(visit: Visit, r: Row, reminder: ReminderSeen | null) {
+function overdueItem(visit: Visit, r: OverdueAccount, reminder: ReminderSeen | null) {
   const about = r.trackId
     ? `<p class="about">${planLink(r.trackId, r.planTitle)}</p>`
     : '<p class="about note">A collection without a plan</p>';
   return `<li class="card work">
 <h3>${customerLink(r.customerId, r.customerName)}</h3>
-<p class="owed"><strong class="amount">${money(r.overdueAmount, r.currency)}</strong> overdue, <strong class="days">${r.days} ${
-    r.days === 1 ? 'day' : 'days'
+<p class="owed"><strong class="amount">${money(r.overdueAmount, r.currency)}</strong> overdue, <strong class="days">${r.daysOverdue} ${
+    r.daysOverdue === 1 ? 'day' : 'days'
   }</strong></p>
 ${about}
 ${r.phone ? `<p>${phoneLinks(r.phone, r.customerName ?? '')}</p>` : ''}
@@ -128,9 +95,19 @@ ${actionsFor(visit, r)}
 </li>`;
 }
 
-async function overdueSection(visit: Visit, page: number) {
-  const { rows, complete, error } = await overdueAccounts(visit);
-  const shown = rows.slice((page - 1) * PER_PAGE, page * PER_PAGE);
+/**
+ * A page of the overdue accounts, worst first as the people collecting read it (the most days overdue, then the
+ * largest amount), each with its last reminder.
+ */
+async function overdueSection(visit: Visit, cursor: string | undefined, keep: Record<string, string>) {
+  const found = await visit.api.get<Overdue>('/reports/overdue', {
+    order: 'days_overdue',
+    limit: PER_PAGE,
+    cursor,
+  });
+  if (!found.ok)
+    return `<section aria-labelledby="overdue"><h2 id="overdue">Overdue</h2>${problem(found.error)}</section>`;
+  const shown = found.data.accounts.items;
   const reminders = new Map<string, ReminderSeen | null>(
     await Promise.all(
       shown
@@ -141,28 +118,28 @@ async function overdueSection(visit: Visit, page: number) {
         ),
     ),
   );
+  const totals = found.data.currencies
+    .filter((c) => c.total > 0)
+    .map((c) => `<strong>${money(c.total, c.currency)}</strong>`);
+  const summary = totals.length ? `<p class="note">${totals.join(', ')} overdue in all.</p>` : '';
   const list =
     shown.length === 0
-      ? `<p class="note">${page > 1 ? 'No more overdue accounts.' : 'Nothing is overdue. Well done.'}</p>`
-      : `<ol class="worklist" aria-label="Overdue, most days first">${shown
+      ? `<p class="note">${cursor ? 'No more overdue accounts.' : 'Nothing is overdue. Well done.'}</p>`
+      : `<ol class="worklist" aria-label="Overdue, worst first">${shown
           .map((r) => overdueItem(visit, r, r.trackId ? (reminders.get(r.trackId) ?? null) : null))
           .join('\n')}</ol>`;
-  const total = rows.length;
-  const counts =
-    total > 0
-      ? `<p class="note">${total} overdue ${total === 1 ? 'account' : 'accounts'}${complete ? '' : ' (the first 1,000 read)'}; showing ${
-          (page - 1) * PER_PAGE + 1
-        } to ${Math.min(page * PER_PAGE, total)}.</p>`
-      : '';
-  const nav = [
-    page > 1 ? `<a class="button secondary" href="/console/today?page=${page - 1}">Previous page</a>` : '',
-    page * PER_PAGE < total
-      ? `<a class="button secondary" href="/console/today?page=${page + 1}">Next page</a>`
-      : '',
-  ].join('');
-  return `<section aria-labelledby="overdue"><h2 id="overdue">Overdue</h2>${problem(error)}${counts}${list}${
-    nav ? `<div class="actions">${nav}</div>` : ''
-  }</section>`;
+  const first = cursor
+    ? `<p><a class="button secondary" href="/console/today${
+        Object.keys(keep).length ? `?${esc(new URLSearchParams(keep).toString())}` : ''
+      }">First overdue accounts</a></p>`
+    : '';
+  return `<section aria-labelledby="overdue"><h2 id="overdue">Overdue</h2>
+<p class="note">Worst first: the most days overdue, then the largest amount.</p>${summary}${list}${moreLink(
+    'More overdue accounts',
+    'overdue_cursor',
+    found.data.accounts.next_cursor,
+    keep,
+  )}${first}</section>`;
 }
 
 /** A list of things to do, each a card a collector reads on a phone. */
@@ -365,13 +342,20 @@ export function todayPages(app: FastifyInstance, _ctx: AppContext) {
     async (request, reply) => {
       const visit = visitIn(request);
       const query = request.query ?? {};
-      const page = /^[1-9]\d{0,4}$/.test(query.page ?? '') ? Number(query.page) : 1;
-      const attemptsCursor = cursorOf(query.attempts_cursor);
-      const mandatesCursor = cursorOf(query.mandates_cursor);
+      const cursors = {
+        overdue_cursor: cursorOf(query.overdue_cursor),
+        attempts_cursor: cursorOf(query.attempts_cursor),
+        mandates_cursor: cursorOf(query.mandates_cursor),
+      };
+      /** The other sections' cursors, kept by a link that moves one section. */
+      const keepAllBut = (name: keyof typeof cursors) =>
+        Object.fromEntries(
+          Object.entries(cursors).filter((e): e is [string, string] => e[0] !== name && e[1] !== undefined),
+        );
       const [overdue, failed, waiting] = await Promise.all([
-        overdueSection(visit, page),
-        failedSection(visit, attemptsCursor, mandatesCursor ? { mandates_cursor: mandatesCursor } : {}),
-        waitingSection(visit, mandatesCursor, attemptsCursor ? { attempts_cursor: attemptsCursor } : {}),
+        overdueSection(visit, cursors.overdue_cursor, keepAllBut('overdue_cursor')),
+        failedSection(visit, cursors.attempts_cursor, keepAllBut('attempts_cursor')),
+        waitingSection(visit, cursors.mandates_cursor, keepAllBut('mandates_cursor')),
       ]);
       return sendPage(reply, visit, {
         title: "Today's work",

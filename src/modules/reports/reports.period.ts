@@ -28,17 +28,19 @@ export function periodOf(query: { from?: string; to?: string }, now: Date): Peri
   };
 }
 
+/** The period a local calendar date falls in: the date itself, its week's Monday or its month's first day. */
+export function periodOfDate(date: string, groupBy: GroupBy): string {
+  if (groupBy === 'day') return date;
+  if (groupBy === 'month') return `${date.slice(0, 8)}01`;
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  const sinceMonday = (new Date(ms).getUTCDay() + 6) % 7;
+  return new Date(ms - sinceMonday * 86_400_000).toISOString().slice(0, 10);
+}
+
 /** Each quarter hour's (`YYYY-MM-DDTHH:MM`, UTC) period bucket in a time zone: the first local day of its period. */
 export function bucketsIn(timeZone: string, groupBy: GroupBy): (slot: string) => string {
   const dayOf = localDateIn(timeZone);
-  return (slot) => {
-    const date = dayOf(`${slot}:00Z`);
-    if (groupBy === 'day') return date;
-    if (groupBy === 'month') return `${date.slice(0, 8)}01`;
-    const ms = Date.parse(`${date}T00:00:00Z`);
-    const sinceMonday = (new Date(ms).getUTCDay() + 6) % 7;
-    return new Date(ms - sinceMonday * 86_400_000).toISOString().slice(0, 10);
-  };
+  return (slot) => periodOfDate(dayOf(`${slot}:00Z`), groupBy);
 }
 
 /** Whole days from a due date to a later calendar date (`today`, a local date): 1 on the day after the due date. */

@@ -3,9 +3,12 @@ import type { AppContext } from '../../context.js';
 import { requireAuth } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
+import { expected } from './reports.expected.js';
 import {
   Collections,
   CollectionsQuery,
+  Expected,
+  ExpectedQuery,
   Overdue,
   OverdueQuery,
   ReportQuery,
@@ -53,6 +56,22 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   );
 
   app.get(
+    '/reports/expected',
+    {
+      schema: {
+        operationId: 'reportExpected',
+        'x-errors': ['total_too_large'],
+        tags,
+        summary: 'Expected collections',
+        description: `Per currency, what open obligations due from due_from through due_to (calendar dates in the workspace time zone, inclusive; today and 30 days by default) still ask, by day, week (from Monday) or month of their due dates: the figures of the summary report's expectedNext30Days, spread over time. Reads the tenant clock.${EXACT}`,
+        querystring: ExpectedQuery,
+        response: responses(200, Expected),
+      },
+    },
+    async (request) => ok(request, await expected(ctx, requireAuth(request), request.query)),
+  );
+
+  app.get(
     '/reports/overdue',
     {
       schema: {
@@ -60,7 +79,7 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         'x-errors': ['total_too_large'],
         tags,
         summary: 'Overdue accounts and ageing',
-        description: `At \`to\` (now when absent), per currency: the overdue total aged in buckets 1-30, 31-60, 61-90 and 91+ days past due, and the overdue accounts worst first (largest overdue amount, then oldest due date), paginated with limit and cursor. A plan's overdue amount is at most its balance: what its open obligations ask never exceeds it.${EXACT}`,
+        description: `At \`to\` (now when absent), per currency: the overdue total aged in buckets 1-30, 31-60, 61-90 and 91+ days past due, and the overdue accounts worst first (largest overdue amount, then oldest due date; with order=days_overdue the most days overdue, then the largest amount), paginated with limit and cursor. A plan's overdue amount is at most its balance: what its open obligations ask never exceeds it.${EXACT}`,
         querystring: OverdueQuery,
         response: responses(200, Overdue),
       },

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Instant, Nullable } from '../shared.schemas.js';
+import { CalendarDate, Instant, Nullable } from '../shared.schemas.js';
 import { AGEING_BUCKETS } from './reports.period.js';
 
 const Range = {
@@ -9,6 +9,8 @@ const Range = {
 
 export const ReportQuery = Type.Object(Range, { additionalProperties: false });
 export type ReportQuery = Static<typeof ReportQuery>;
+
+const GROUP_BY = ['day', 'week', 'month'] as const;
 
 const Count = Type.Integer({ minimum: 0 });
 const Money = Type.Integer({
@@ -85,7 +87,7 @@ export const CollectionsQuery = Type.Object(
   {
     ...Range,
     groupBy: Type.Optional(
-      Type.Enum(['day', 'week', 'month'], {
+      Type.Enum(GROUP_BY, {
         description: 'Periods in the workspace time zone; weeks start on Monday. Default day.',
       }),
     ),
@@ -101,7 +103,7 @@ export const Collections = Type.Object(
     from: Nullable(Instant),
     to: Instant,
     timezone: Type.String(),
-    groupBy: Type.Enum(['day', 'week', 'month']),
+    groupBy: Type.Enum(GROUP_BY),
     currencies: Type.Array(
       Type.Object({
         currency: Type.String(),
@@ -149,11 +151,84 @@ export const Collections = Type.Object(
 );
 export type Collections = Static<typeof Collections>;
 
+export const ExpectedQuery = Type.Object(
+  {
+    due_from: Type.Optional({
+      ...CalendarDate,
+      description:
+        'Due on or after this calendar date (YYYY-MM-DD, inclusive); today in the workspace time zone when absent.',
+    }),
+    due_to: Type.Optional({
+      ...CalendarDate,
+      description:
+        "Due on or before this calendar date (YYYY-MM-DD, inclusive); 29 days after due_from when absent (30 days, as the summary report's expectedNext30Days). At most 366 days after due_from.",
+    }),
+    groupBy: Type.Optional(
+      Type.Enum(GROUP_BY, { description: 'Periods of due dates; weeks start on Monday. Default day.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExpectedQuery = Static<typeof ExpectedQuery>;
+
+export const Expected = Type.Object(
+  {
+    dueFrom: CalendarDate,
+    dueTo: CalendarDate,
+    timezone: Type.String(),
+    groupBy: Type.Enum(GROUP_BY),
+    currencies: Type.Array(
+      Type.Object({
+        currency: Type.String(),
+        total: Money,
+        periods: Type.Array(
+          Type.Object({
+            period: Type.String({ description: 'The first day of the period (YYYY-MM-DD).' }),
+            amount: Money,
+          }),
+        ),
+      }),
+      {
+        description:
+          'Per currency, what open obligations due in [dueFrom, dueTo] still ask (amount less what is paid); only periods with something due appear.',
+      },
+    ),
+  },
+  {
+    title: 'ReportExpected',
+    examples: [
+      {
+        dueFrom: '2027-01-04',
+        dueTo: '2027-01-17',
+        timezone: 'Africa/Lagos',
+        groupBy: 'week',
+        currencies: [
+          {
+            currency: 'NGN',
+            total: 4500000,
+            periods: [
+              { period: '2027-01-04', amount: 1500000 },
+              { period: '2027-01-11', amount: 3000000 },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+);
+export type Expected = Static<typeof Expected>;
+
 export const OverdueQuery = Type.Object(
   {
     to: Range.to,
     currency: Type.Optional(
       Type.String({ pattern: '^[A-Z]{3}$', description: 'Only this currency’s accounts.' }),
+    ),
+    order: Type.Optional(
+      Type.Enum(['amount', 'days_overdue'], {
+        description:
+          'amount (default): the largest overdue amount first, then the oldest due date. days_overdue: the most days overdue first, then the largest amount.',
+      }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),

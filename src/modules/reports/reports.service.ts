@@ -6,7 +6,7 @@ import { decodeOffsetCursor, encodeOffsetCursor } from '../../lib/cursor.js';
 import { addExact, toSafeInteger } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { asReport } from './reports.exact.js';
-import { describeAccounts, overdueBook } from './reports.overdue.js';
+import { describeAccounts, type OverdueFigures, overdueBook } from './reports.overdue.js';
 import { bucketsIn, type GroupBy, type Period, periodOf } from './reports.period.js';
 import * as repo from './reports.repository.js';
 import type {
@@ -226,15 +226,26 @@ function collectionsOf(
   };
 }
 
+/** Accounts (in the book's order) by the most days overdue, then the largest amount; otherwise as they were. */
+const mostDaysFirst = (accounts: readonly OverdueFigures[]) =>
+  accounts
+    .map((account, index) => ({ account, index }))
+    .sort(
+      (a, b) =>
+        b.account.daysOverdue - a.account.daysOverdue ||
+        b.account.overdueAmount - a.account.overdueAmount ||
+        a.index - b.index,
+    )
+    .map(({ account }) => account);
+
 /** `GET /reports/overdue`. */
 export async function overdue(ctx: AppContext, tenant: Tenant, query: OverdueQuery): Promise<Overdue> {
   const period: Period = periodOf({ ...(query.to ? { to: query.to } : {}) }, tenant.clock.now());
   const offset = query.cursor ? decodeOffsetCursor(query.cursor) : 0;
   const limit = query.limit ?? 20;
   const { timeZone, book } = await overdueBookAt(ctx, tenant, period);
-  const accounts = query.currency
-    ? book.accounts.filter((a) => a.currency === query.currency)
-    : book.accounts;
+  const chosen = query.currency ? book.accounts.filter((a) => a.currency === query.currency) : book.accounts;
+  const accounts = query.order === 'days_overdue' ? mostDaysFirst(chosen) : chosen;
   const page = await describeAccounts(ctx.db, tenant, accounts.slice(offset, offset + limit));
   const more = offset + limit < accounts.length;
   return {
