@@ -1,4 +1,5 @@
 import { type SqlBool, sql } from 'kysely';
+import { inTenantByExpression } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -103,7 +104,11 @@ const OVERDUE_NOW = overdueNowParts;
 /** Now: what overdue obligations owe, per account (plan, or schedule without one) and currency. */
 export async function overdueByAccount(db: DbOrTrx, tenant: TenantRef, at: string) {
   const rows = [];
-  for (const condition of OVERDUE_NOW(at)) {
+  const [recorded, notRecorded] = OVERDUE_NOW(at);
+  for (const [condition, ofTenant] of [
+    [recorded, inTenant(tenant)],
+    [notRecorded, inTenantByExpression(tenant)],
+  ] as const) {
     rows.push(
       ...(await db
         .selectFrom('obligations')
@@ -114,7 +119,7 @@ export async function overdueByAccount(db: DbOrTrx, tenant: TenantRef, at: strin
           sql<string | number>`sum(amount - amount_paid)`.as('owed'),
           sql<string>`min(due_date)`.as('oldest'),
         ])
-        .where(inTenant(tenant))
+        .where(ofTenant)
         .where(condition)
         .groupBy(['track_id', 'schedule_id', 'currency'])
         .execute()),

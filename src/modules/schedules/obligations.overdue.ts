@@ -14,7 +14,7 @@ const overdueNotRecorded = (at: string) =>
   sql<SqlBool>`status in ('pending', 'partially_paid') and overdue_at <= ${at}`;
 
 /** The two halves of "overdue at `at`", for reads that take each from its own index. */
-export const overdueNowParts = (at: string) => [OVERDUE_RECORDED, overdueNotRecorded(at)];
+export const overdueNowParts = (at: string) => [OVERDUE_RECORDED, overdueNotRecorded(at)] as const;
 
 /**
  * Overdue at `at`, as one condition over the columns of `obligations`. It starts with the open statuses as the
