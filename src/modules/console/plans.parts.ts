@@ -104,6 +104,11 @@ export async function namesOf(
   return new Map(found.filter((entry): entry is readonly [string, string] => entry[1] !== undefined));
 }
 
+/** A query parameter when it is one string (not repeated, not missing). */
+export const one = (value: unknown) => (typeof value === 'string' ? value : undefined);
+/** A form's field without the spaces around it; empty when it was not sent. */
+export const trimmed = (value: string | undefined) => (value ?? '').trim();
+
 /** Today's calendar date in the workspace's zone, on its clock. */
 export const todayOf = (visit: Visit) => localDate(visit.now, visit.workspace.timeZone);
 

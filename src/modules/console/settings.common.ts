@@ -4,7 +4,7 @@ import type { Role } from '../people/index.js';
 import type { ApiError } from './console.api.js';
 import { esc, problem } from './console.html.js';
 import { sendPage } from './console.layout.js';
-import type { Visit } from './console.visit.js';
+import type { ConsoleForm, Visit } from './console.visit.js';
 
 /** The pages of the settings, in the order of their menu. */
 export const SETTINGS_PAGES = [
@@ -100,6 +100,63 @@ export function failed(
     status,
   );
 }
+
+/** What a settings page shows besides its records: what was just done, or a refused form as it was typed. */
+export interface FormShown {
+  done?: string;
+  error?: ApiError;
+  typed?: ConsoleForm;
+  errors?: Record<string, string>;
+}
+
+/** A page the API would not give: its status and refusal. */
+export interface Failure {
+  status: number;
+  error: ApiError;
+}
+
+/** A record the API would not give: 404 as no such `what` here, any other refusal in its words. */
+export function notGiven(
+  reply: FastifyReply,
+  visit: Visit,
+  page: SettingsPage,
+  what: string,
+  answer: Failure,
+) {
+  return answer.status === 404
+    ? missing(reply, visit, page, what)
+    : failed(reply, visit, page, answer.status, answer.error);
+}
+
+/**
+ * How a settings page is sent: as `draw` makes it for what was asked (what `?done=` names as done, or a refused
+ * form again with what was typed), with `status`; a page the API would not give answers with its refusal.
+ */
+export function settingsView<Options>(
+  title: string,
+  page: SettingsPage,
+  draw: (visit: Visit, options: Options) => Promise<string | Failure>,
+) {
+  return async (reply: FastifyReply, visit: Visit, options: Options, status = 200) => {
+    const drawn = await draw(visit, options);
+    if (typeof drawn !== 'string') return failed(reply, visit, page, drawn.status, drawn.error);
+    return sendSettings(reply, visit, { title, page, body: drawn }, status);
+  };
+}
+
+/** A form refused before the API is asked: `message` at the top, each field's problem beside it. */
+export const fieldsRefused = (message: string, fields: Record<string, string>): ApiError => ({
+  code: 'validation_error',
+  message,
+  details: { fields },
+});
+
+/** 303 to `path`, with the notice that `done` names when there is one. */
+export const redirectTo = (reply: FastifyReply, path: string, done?: string) =>
+  reply
+    .code(303)
+    .header('location', done ? `${path}?done=${done}` : path)
+    .send();
 
 /** The tenant a console-only change is recorded under in the audit trail: the visit's workspace, mode and time. */
 export function auditTenant(visit: Visit): Tenant {

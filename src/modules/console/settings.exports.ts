@@ -1,11 +1,19 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { startOfDay, startOfFollowingDay } from '../../lib/calendar.js';
 import { recentExports } from '../exports/exports.service.js';
-import type { ApiError } from './console.api.js';
 import { day, esc, field, formStart, idempotencyKeyOf, notice, status, table, when } from './console.html.js';
 import { type ConsoleForm, type Visit, visitIn } from './console.visit.js';
-import { failed, missing, problemOf, refuse, sendSettings } from './settings.common.js';
+import {
+  type FormShown,
+  fieldsRefused,
+  notGiven,
+  problemOf,
+  redirectTo,
+  refuse,
+  sendSettings,
+  settingsView,
+} from './settings.common.js';
 
 const PAGE = '/console/settings/exports';
 
@@ -76,11 +84,7 @@ ${field({ name: 'to', label: 'To', type: 'date', value: typed.to ?? '', hint: 'L
 </form></div>`;
 }
 
-async function exportsPage(
-  ctx: AppContext,
-  visit: Visit,
-  options: { done?: string; error?: ApiError; typed?: ConsoleForm } = {},
-): Promise<string> {
+async function exportsPage(ctx: AppContext, visit: Visit, options: FormShown): Promise<string> {
   const exports = await recentExports(ctx, { workspaceId: visit.workspace.id, mode: visit.mode }, 20);
   const reportName = (value: string) => REPORTS.find((r) => r.value === value)?.label.split(' (')[0] ?? value;
   const rows = table(
@@ -121,34 +125,15 @@ async function exportsPage(
   }<p class="note">A file can be downloaded for one hour after it is written, then it is removed.</p>${rows}`;
 }
 
-async function reshow(
-  ctx: AppContext,
-  reply: FastifyReply,
-  visit: Visit,
-  status: number,
-  error: ApiError,
-  typed: ConsoleForm,
-) {
-  return sendSettings(
-    reply,
-    visit,
-    { title: 'Reports and exports', page: 'exports', body: await exportsPage(ctx, visit, { error, typed }) },
-    status,
-  );
-}
-
 export function exportsSettings(app: FastifyInstance, ctx: AppContext) {
+  const show = settingsView('Reports and exports', 'exports', (visit, options: FormShown) =>
+    exportsPage(ctx, visit, options),
+  );
+
   app.get<{ Querystring: { done?: string } }>(
     '/exports',
     { schema: { hide: true } },
-    async (request, reply) => {
-      const visit = visitIn(request);
-      return sendSettings(reply, visit, {
-        title: 'Reports and exports',
-        page: 'exports',
-        body: await exportsPage(ctx, visit, request.query.done ? { done: request.query.done } : {}),
-      });
-    },
+    async (request, reply) => show(reply, visitIn(request), { done: request.query.done }),
   );
 
   app.post<{ Body: ConsoleForm }>('/exports', { schema: { hide: true } }, async (request, reply) => {
@@ -163,17 +148,14 @@ export function exportsSettings(app: FastifyInstance, ctx: AppContext) {
     if (to && !isDate(to)) errors.to = 'must be a date such as 2027-01-31';
     if (!errors.from && !errors.to && from && to && from > to) errors.from = 'must not be after To';
     if (Object.keys(errors).length > 0)
-      return reshow(
-        ctx,
+      return show(
         reply,
         visit,
-        422,
         {
-          code: 'validation_error',
-          message: 'No export was requested: correct the fields named below.',
-          details: { fields: errors },
+          error: fieldsRefused('No export was requested: correct the fields named below.', errors),
+          typed: form,
         },
-        form,
+        422,
       );
     const zone = visit.workspace.timeZone;
     const created = await visit.api.send<ReportExport>(
@@ -187,8 +169,8 @@ export function exportsSettings(app: FastifyInstance, ctx: AppContext) {
       },
       idempotencyKeyOf(form),
     );
-    if (created.ok) return reply.code(303).header('location', `${PAGE}?done=requested`).send();
-    return reshow(ctx, reply, visit, created.status, created.error, form);
+    if (created.ok) return redirectTo(reply, PAGE, 'requested');
+    return show(reply, visit, { error: created.error, typed: form }, created.status);
   });
 
   app.get<{ Params: { id: string } }>(
@@ -199,10 +181,7 @@ export function exportsSettings(app: FastifyInstance, ctx: AppContext) {
       const shown = await visit.api.get<ReportExport>(
         `/reports/exports/${encodeURIComponent(request.params.id)}`,
       );
-      if (!shown.ok)
-        return shown.status === 404
-          ? missing(reply, visit, 'exports', 'export')
-          : failed(reply, visit, 'exports', shown.status, shown.error);
+      if (!shown.ok) return notGiven(reply, visit, 'exports', 'export', shown);
       if (shown.data.status !== 'done' || !shown.data.downloadUrl)
         return sendSettings(
           reply,
@@ -220,7 +199,7 @@ export function exportsSettings(app: FastifyInstance, ctx: AppContext) {
         );
       // The signed link of the API, on this server whatever its public address.
       const link = new URL(shown.data.downloadUrl);
-      return reply.code(303).header('location', `${link.pathname}${link.search}`).send();
+      return redirectTo(reply, `${link.pathname}${link.search}`);
     },
   );
 }

@@ -14,17 +14,20 @@ import { SCOPE_RESOURCES, type Scope } from '../api-keys/scopes.js';
 import { recordAudit } from '../audit/index.js';
 import { subscriptionPlanById } from '../workspaces/subscription-plans.js';
 import { lockWorkspace } from '../workspaces/workspaces.service.js';
-import type { ApiError } from './console.api.js';
 import { esc, field, formStart, idempotencyKeyOf, notice, status, table, when } from './console.html.js';
 import { type ConsoleForm, type Visit, visitIn } from './console.visit.js';
 import {
   actorOf,
   auditTenant,
+  type FormShown,
+  fieldsRefused,
   missing,
   problemOf,
   reasonOf,
+  redirectTo,
   refuse,
   sendSettings,
+  settingsView,
 } from './settings.common.js';
 
 const PAGE = '/console/settings/keys';
@@ -92,11 +95,7 @@ ${field({ name: 'name', label: 'Name', hint: 'To recognise it in this list, such
 </form></div>`;
 }
 
-async function keysPage(
-  ctx: AppContext,
-  visit: Visit,
-  options: { done?: string; error?: ApiError; typed?: ConsoleForm; errors?: Record<string, string> } = {},
-): Promise<string> {
+async function keysPage(ctx: AppContext, visit: Visit, options: FormShown): Promise<string> {
   const keys = (await listKeys(ctx.db, visit.workspace.id))
     .filter((key) => key.mode === visit.mode)
     .map(keyToView)
@@ -137,22 +136,6 @@ async function keysPage(
   } mode; switch mode to see the others.</p>${list}${changing ? createForm(visit, options.typed, options.errors) : ''}`;
 }
 
-async function reshow(
-  ctx: AppContext,
-  reply: FastifyReply,
-  visit: Visit,
-  status: number,
-  error: ApiError,
-  more: { typed?: ConsoleForm; errors?: Record<string, string> } = {},
-) {
-  return sendSettings(
-    reply,
-    visit,
-    { title: 'API keys', page: 'keys', body: await keysPage(ctx, visit, { error, ...more }) },
-    status,
-  );
-}
-
 /** The scopes a form asks for: all, the chosen ones, or a problem. */
 function scopesOf(form: ConsoleForm): 'all' | Scope[] | null {
   if (form.access === 'all') return 'all';
@@ -176,14 +159,11 @@ function createdPage(created: CreatedKey, name: string | null): string {
 }
 
 export function keysSettings(app: FastifyInstance, ctx: AppContext) {
-  app.get<{ Querystring: { done?: string } }>('/keys', { schema: { hide: true } }, async (request, reply) => {
-    const visit = visitIn(request);
-    return sendSettings(reply, visit, {
-      title: 'API keys',
-      page: 'keys',
-      body: await keysPage(ctx, visit, request.query.done ? { done: request.query.done } : {}),
-    });
-  });
+  const show = settingsView('API keys', 'keys', (visit, options: FormShown) => keysPage(ctx, visit, options));
+
+  app.get<{ Querystring: { done?: string } }>('/keys', { schema: { hide: true } }, async (request, reply) =>
+    show(reply, visitIn(request), { done: request.query.done }),
+  );
 
   app.post<{ Body: ConsoleForm }>('/keys', { schema: { hide: true } }, async (request, reply) => {
     const visit = visitIn(request);
@@ -193,27 +173,32 @@ export function keysSettings(app: FastifyInstance, ctx: AppContext) {
     const formKey = idempotencyKeyOf(form);
     const seen = formKey ? answered.get(`${visit.person.id}:${formKey}`) : undefined;
     if (seen)
-      return reshow(ctx, reply, visit, 409, {
-        code: 'idempotency_conflict',
-        message: `This form was sent already: it made key ${seen.keyId}, shown once then. Nothing else was made.`,
-      });
+      return show(
+        reply,
+        visit,
+        {
+          error: {
+            code: 'idempotency_conflict',
+            message: `This form was sent already: it made key ${seen.keyId}, shown once then. Nothing else was made.`,
+          },
+        },
+        409,
+      );
     const name = (form.name ?? '').trim();
     const scopes = scopesOf(form);
     const errors: Record<string, string> = {};
     if (name.length > 200) errors.name = 'must be at most 200 characters';
     if (!scopes) errors.scopes = 'choose at least one thing the key may use, or everything';
     if (!scopes || errors.name)
-      return reshow(
-        ctx,
+      return show(
         reply,
         visit,
-        422,
         {
-          code: 'validation_error',
-          message: 'No key was made: correct the fields named below.',
-          details: { fields: errors },
+          error: fieldsRefused('No key was made: correct the fields named below.', errors),
+          typed: form,
+          errors,
         },
-        { typed: form, errors },
+        422,
       );
     const workspaceId = visit.workspace.id;
     const made = await inTransaction(ctx, async (trx) => {
@@ -240,10 +225,17 @@ export function keysSettings(app: FastifyInstance, ctx: AppContext) {
       return { created };
     });
     if ('limit' in made)
-      return reshow(ctx, reply, visit, 409, {
-        code: 'invalid_state',
-        message: `The workspace has its plan's limit of ${made.limit} active API keys: revoke one first.`,
-      });
+      return show(
+        reply,
+        visit,
+        {
+          error: {
+            code: 'invalid_state',
+            message: `The workspace has its plan's limit of ${made.limit} active API keys: revoke one first.`,
+          },
+        },
+        409,
+      );
     if (formKey) rememberAnswer(`${visit.person.id}:${formKey}`, made.created.id, Date.now());
     return sendSettings(
       reply,
@@ -253,10 +245,14 @@ export function keysSettings(app: FastifyInstance, ctx: AppContext) {
     );
   });
 
-  /** The key of this workspace and mode, or undefined. */
-  async function keyHere(visit: Visit, id: string) {
+  /** The key of this workspace and mode to revoke, for an owner or admin; otherwise the refusal is sent. */
+  async function keyToRevoke(reply: FastifyReply, visit: Visit, id: string) {
+    if (!visit.can('change_settings'))
+      return { sent: refuse(reply, visit, 'keys', 'Only an owner or admin revokes API keys.') };
     const key = await findKey(ctx.db, id);
-    return key && key.workspace_id === visit.workspace.id && key.mode === visit.mode ? key : undefined;
+    if (!key || key.workspace_id !== visit.workspace.id || key.mode !== visit.mode)
+      return { sent: missing(reply, visit, 'keys', 'API key') };
+    return { key };
   }
 
   app.get<{ Params: { id: string } }>(
@@ -264,11 +260,10 @@ export function keysSettings(app: FastifyInstance, ctx: AppContext) {
     { schema: { hide: true } },
     async (request, reply) => {
       const visit = visitIn(request);
-      if (!visit.can('change_settings'))
-        return refuse(reply, visit, 'keys', 'Only an owner or admin revokes API keys.');
-      const key = await keyHere(visit, request.params.id);
-      if (!key) return missing(reply, visit, 'keys', 'API key');
-      if (key.revoked_at) return reply.code(303).header('location', `${PAGE}?done=already`).send();
+      const found = await keyToRevoke(reply, visit, request.params.id);
+      if ('sent' in found) return found.sent;
+      const { key } = found;
+      if (key.revoked_at) return redirectTo(reply, PAGE, 'already');
       const label = `${key.name ? `${key.name} ` : ''}(${key.prefix}…)`;
       return sendSettings(reply, visit, {
         title: 'Revoke an API key',
@@ -287,10 +282,9 @@ ${field({ name: 'reason', label: 'Reason', hint: 'Optional; kept in the audit tr
     { schema: { hide: true } },
     async (request, reply) => {
       const visit = visitIn(request);
-      if (!visit.can('change_settings'))
-        return refuse(reply, visit, 'keys', 'Only an owner or admin revokes API keys.');
-      const key = await keyHere(visit, request.params.id);
-      if (!key) return missing(reply, visit, 'keys', 'API key');
+      const found = await keyToRevoke(reply, visit, request.params.id);
+      if ('sent' in found) return found.sent;
+      const { key } = found;
       const reason = reasonOf(request.body.reason);
       const revoked = await inTransaction(ctx, async (trx) => {
         const done = await revokeKey({ db: trx, clock: ctx.clock, keys: ctx.keys }, key.id);
@@ -306,10 +300,7 @@ ${field({ name: 'reason', label: 'Reason', hint: 'Optional; kept in the audit tr
       });
       // Read again on its next use here, now that the revocation is committed.
       ctx.keys.forgetWorkspace(visit.workspace.id);
-      return reply
-        .code(303)
-        .header('location', `${PAGE}?done=${revoked ? 'revoked' : 'already'}`)
-        .send();
+      return redirectTo(reply, PAGE, revoked ? 'revoked' : 'already');
     },
   );
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { recordAudit } from '../audit/index.js';
 import {
@@ -15,19 +15,22 @@ import {
   removeMember,
   renewLink,
 } from '../people/index.js';
-import type { ApiError } from './console.api.js';
 import { esc, field, formStart, notice, table, when } from './console.html.js';
 import { type ConsoleForm, type Visit, visitIn } from './console.visit.js';
 import {
   actorOf,
   auditTenant,
+  type FormShown,
+  fieldsRefused,
   missing,
   problemOf,
   ROLE_ABOUT,
   ROLE_NAMES,
   reasonOf,
+  redirectTo,
   refuse,
   sendSettings,
+  settingsView,
 } from './settings.common.js';
 
 const PAGE = '/console/settings/people';
@@ -52,6 +55,11 @@ const REFUSALS: Record<MembershipRefusal, { status: number; message: string }> =
     status: 409,
     message: 'A workspace keeps at least one owner: make another person owner first.',
   },
+};
+
+const REMOVAL_REFUSALS = {
+  people: 'Only an owner or admin removes people.',
+  owner: 'Only an owner removes an owner.',
 };
 
 /** Whether the visitor may change this person (an owner, or making one, needs an owner). */
@@ -94,11 +102,7 @@ ${field({ name: 'role', label: 'Role', value: typed.role ?? 'viewer', options: r
 </form></div>`;
 }
 
-async function peoplePage(
-  ctx: AppContext,
-  visit: Visit,
-  options: { done?: string; error?: ApiError; typed?: ConsoleForm; errors?: Record<string, string> } = {},
-): Promise<string> {
+async function peoplePage(ctx: AppContext, visit: Visit, options: FormShown): Promise<string> {
   const people = await peopleOf(ctx.db, visit.workspace.id);
   const managing = visit.can('manage_people');
   const rows = table(
@@ -147,22 +151,6 @@ async function peoplePage(
   }<div class="card settings-card">${roles}</div>`;
 }
 
-async function reshow(
-  ctx: AppContext,
-  reply: FastifyReply,
-  visit: Visit,
-  status: number,
-  error: ApiError,
-  more: { typed?: ConsoleForm; errors?: Record<string, string> } = {},
-) {
-  return sendSettings(
-    reply,
-    visit,
-    { title: 'People and roles', page: 'people', body: await peoplePage(ctx, visit, { error, ...more }) },
-    status,
-  );
-}
-
 function inviteMail(ctx: AppContext, visit: Visit, role: Role, link: string | null) {
   const who = visit.person.name ?? visit.person.email;
   const where = `${visit.workspace.name} on paytrack`;
@@ -170,6 +158,23 @@ function inviteMail(ctx: AppContext, visit: Visit, role: Role, link: string | nu
     ? `${who} invited you to ${where} as ${ROLE_NAMES[role].toLowerCase()}.\n\nSet your password with this link (it works once, for 24 hours):\n\n${link}\n\nIf you did not expect this, ignore this e-mail.`
     : `${who} added you to ${where} as ${ROLE_NAMES[role].toLowerCase()}.\n\nSign in as usual to see it: ${ctx.config.publicUrl}/console/sign-in`;
   return { subject: `You are invited to ${visit.workspace.name}`, text };
+}
+
+/** E-mails a person their invitation; what went wrong when it could not be sent, null when it was. */
+async function mailInvitation(
+  ctx: AppContext,
+  log: FastifyBaseLogger,
+  visit: Visit,
+  to: { email: string; role: Role },
+  link: string | null,
+): Promise<string | null> {
+  const mail = inviteMail(ctx, visit, to.role, link);
+  const receipt = await ctx.ports
+    .messages('live')
+    .send({ channel: 'email', to: to.email, subject: mail.subject, text: mail.text });
+  if (receipt.status !== 'failed') return null;
+  log.warn({ error: receipt.error }, 'an invitation e-mail could not be sent');
+  return receipt.error ?? 'the mail server refused it';
 }
 
 /** The invitation's link, shown once to the person who invited (no e-mail server, or the e-mail failed). */
@@ -190,17 +195,58 @@ function linkPage(email: string, link: string, mailProblem: string | null, renew
 }
 
 export function peopleSettings(app: FastifyInstance, ctx: AppContext) {
-  app.get<{ Querystring: { done?: string } }>(
-    '/people',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      const visit = visitIn(request);
-      return sendSettings(reply, visit, {
-        title: 'People and roles',
-        page: 'people',
-        body: await peoplePage(ctx, visit, request.query.done ? { done: request.query.done } : {}),
-      });
-    },
+  const show = settingsView('People and roles', 'people', (visit, options: FormShown) =>
+    peoplePage(ctx, visit, options),
+  );
+
+  /** The invitation form again, its field `name` refused with `message`. */
+  const refuseInvite = (
+    reply: FastifyReply,
+    visit: Visit,
+    status: number,
+    form: ConsoleForm,
+    name: string,
+    message: string,
+  ) =>
+    show(
+      reply,
+      visit,
+      {
+        error: fieldsRefused('The invitation was not sent: correct the field named below.', {
+          [name]: message,
+        }),
+        typed: form,
+        errors: { [name]: message },
+      },
+      status,
+    );
+
+  /** The list again, with why a change of a membership was refused. */
+  const refuseChange = (reply: FastifyReply, visit: Visit, refused: MembershipRefusal) => {
+    const { status, message } = REFUSALS[refused];
+    return show(reply, visit, { error: { code: 'invalid_state', message } }, status);
+  };
+
+  /**
+   * The person of this workspace a form acts on, for one who manages people (and, with `refusals.owner`, an
+   * owner's membership only for an owner); otherwise the refusal is sent.
+   */
+  async function personToManage(
+    reply: FastifyReply,
+    visit: Visit,
+    id: string,
+    refusals: { people: string; owner?: string },
+  ): Promise<{ member: Member } | { sent: FastifyReply }> {
+    if (!visit.can('manage_people')) return { sent: refuse(reply, visit, 'people', refusals.people) };
+    const member = await memberOf(ctx.db, visit.workspace.id, id);
+    if (!member) return { sent: missing(reply, visit, 'people', 'person') };
+    if (refusals.owner && !mayManage(visit, member.role))
+      return { sent: refuse(reply, visit, 'people', refusals.owner) };
+    return { member };
+  }
+
+  app.get<{ Querystring: { done?: string } }>('/people', { schema: { hide: true } }, async (request, reply) =>
+    show(reply, visitIn(request), { done: request.query.done }),
   );
 
   app.post<{ Body: ConsoleForm }>('/people', { schema: { hide: true } }, async (request, reply) => {
@@ -210,18 +256,12 @@ export function peopleSettings(app: FastifyInstance, ctx: AppContext) {
     const form = request.body;
     const role = form.role ?? '';
     if (!isRole(role))
-      return reshow(ctx, reply, visit, 422, invalid('role', 'must be owner, admin, collector or viewer'), {
-        typed: form,
-        errors: { role: 'must be owner, admin, collector or viewer' },
-      });
+      return refuseInvite(reply, visit, 422, form, 'role', 'must be owner, admin, collector or viewer');
     if (role === 'owner' && !visit.can('manage_owners'))
       return refuse(reply, visit, 'people', 'Only an owner invites an owner.');
     const name = (form.name ?? '').trim();
     if (name.length > 200)
-      return reshow(ctx, reply, visit, 422, invalid('name', 'must be at most 200 characters'), {
-        typed: form,
-        errors: { name: 'must be at most 200 characters' },
-      });
+      return refuseInvite(reply, visit, 422, form, 'name', 'must be at most 200 characters');
     const byMail = ctx.config.smtpUrl !== undefined;
     const invited = await invitePerson(
       ctx,
@@ -240,29 +280,16 @@ export function peopleSettings(app: FastifyInstance, ctx: AppContext) {
         invited.problem === 'email'
           ? 'must be an e-mail address such as ada@example.com'
           : `already belongs to this workspace (${ROLE_NAMES[invited.role].toLowerCase()}); change their role in the list`;
-      return reshow(ctx, reply, visit, invited.problem === 'email' ? 422 : 409, invalid('email', message), {
-        typed: form,
-        errors: { email: message },
-      });
+      return refuseInvite(reply, visit, invited.problem === 'email' ? 422 : 409, form, 'email', message);
     }
     const link = invited.token ? `${ctx.config.publicUrl}/console/set-password/${invited.token}` : null;
     let mailProblem: string | null = null;
     if (byMail) {
-      const mail = inviteMail(ctx, visit, role, link);
-      const receipt = await ctx.ports
-        .messages('live')
-        .send({ channel: 'email', to: invited.user.email, subject: mail.subject, text: mail.text });
-      if (receipt.status !== 'failed') {
-        const done = link ? 'invited_mailed' : 'invited_existing';
-        return reply.code(303).header('location', `${PAGE}?done=${done}`).send();
-      }
-      request.log.warn({ error: receipt.error }, 'an invitation e-mail could not be sent');
-      mailProblem = receipt.error ?? 'the mail server refused it';
+      mailProblem = await mailInvitation(ctx, request.log, visit, { email: invited.user.email, role }, link);
+      if (mailProblem === null) return redirectTo(reply, PAGE, link ? 'invited_mailed' : 'invited_existing');
     }
-    if (!link) {
-      const done = invited.pendingElsewhere ? 'invited_pending' : 'invited_existing';
-      return reply.code(303).header('location', `${PAGE}?done=${done}`).send();
-    }
+    if (!link)
+      return redirectTo(reply, PAGE, invited.pendingElsewhere ? 'invited_pending' : 'invited_existing');
     return sendSettings(
       reply,
       visit,
@@ -276,12 +303,12 @@ export function peopleSettings(app: FastifyInstance, ctx: AppContext) {
     { schema: { hide: true } },
     async (request, reply) => {
       const visit = visitIn(request);
-      if (!visit.can('manage_people'))
-        return refuse(reply, visit, 'people', 'Only an owner or admin sends new links.');
-      const member = await memberOf(ctx.db, visit.workspace.id, request.params.id);
-      if (!member) return missing(reply, visit, 'people', 'person');
-      if (!mayManage(visit, member.role))
-        return refuse(reply, visit, 'people', 'Only an owner sends an owner a new link.');
+      const found = await personToManage(reply, visit, request.params.id, {
+        people: 'Only an owner or admin sends new links.',
+        owner: 'Only an owner sends an owner a new link.',
+      });
+      if ('sent' in found) return found.sent;
+      const { member } = found;
       const byMail = ctx.config.smtpUrl !== undefined;
       const renewed = await renewLink(
         ctx,
@@ -302,22 +329,18 @@ export function peopleSettings(app: FastifyInstance, ctx: AppContext) {
           pending_elsewhere:
             'They were invited to another workspace too: a link shown here could open that one as well. Ask them to use the link they have, or set up e-mail (SMTP_URL) so it goes to their address.',
         }[renewed.refused];
-        return reshow(ctx, reply, visit, renewed.refused === 'missing' ? 404 : 409, {
-          code: 'invalid_state',
-          message,
-        });
+        return show(
+          reply,
+          visit,
+          { error: { code: 'invalid_state', message } },
+          renewed.refused === 'missing' ? 404 : 409,
+        );
       }
       const link = `${ctx.config.publicUrl}/console/set-password/${renewed.token}`;
       let mailProblem: string | null = null;
       if (byMail) {
-        const mail = inviteMail(ctx, visit, renewed.role, link);
-        const receipt = await ctx.ports
-          .messages('live')
-          .send({ channel: 'email', to: renewed.email, subject: mail.subject, text: mail.text });
-        if (receipt.status !== 'failed')
-          return reply.code(303).header('location', `${PAGE}?done=link_mailed`).send();
-        request.log.warn({ error: receipt.error }, 'an invitation e-mail could not be sent');
-        mailProblem = receipt.error ?? 'the mail server refused it';
+        mailProblem = await mailInvitation(ctx, request.log, visit, renewed, link);
+        if (mailProblem === null) return redirectTo(reply, PAGE, 'link_mailed');
       }
       return sendSettings(
         reply,
@@ -333,19 +356,22 @@ export function peopleSettings(app: FastifyInstance, ctx: AppContext) {
     { schema: { hide: true } },
     async (request, reply) => {
       const visit = visitIn(request);
-      if (!visit.can('manage_people'))
-        return refuse(reply, visit, 'people', 'Only an owner or admin changes roles.');
-      const member = await memberOf(ctx.db, visit.workspace.id, request.params.id);
-      if (!member) return missing(reply, visit, 'people', 'person');
+      const found = await personToManage(reply, visit, request.params.id, {
+        people: 'Only an owner or admin changes roles.',
+      });
+      if ('sent' in found) return found.sent;
+      const { member } = found;
       const role = request.body.role ?? '';
       if (!isRole(role))
-        return reshow(ctx, reply, visit, 422, {
-          code: 'validation_error',
-          message: 'A role is owner, admin, collector or viewer.',
-        });
+        return show(
+          reply,
+          visit,
+          { error: { code: 'validation_error', message: 'A role is owner, admin, collector or viewer.' } },
+          422,
+        );
       if ((member.role === 'owner' || role === 'owner') && !visit.can('manage_owners'))
         return refuse(reply, visit, 'people', 'Only an owner makes, changes or demotes an owner.');
-      if (role === member.role) return reply.code(303).header('location', `${PAGE}?done=unchanged`).send();
+      if (role === member.role) return redirectTo(reply, PAGE, 'unchanged');
       const changed = await changeRole(
         ctx,
         { workspaceId: visit.workspace.id, userId: member.id, from: member.role, to: role },
@@ -357,11 +383,9 @@ export function peopleSettings(app: FastifyInstance, ctx: AppContext) {
             changes: { role: [change.before, change.after] },
           }),
       );
-      if ('refused' in changed) {
-        const { status, message } = REFUSALS[changed.refused];
-        return reshow(ctx, reply, visit, status, { code: 'invalid_state', message });
-      }
-      return reply.code(303).header('location', `${PAGE}?done=role`).send();
+      return 'refused' in changed
+        ? refuseChange(reply, visit, changed.refused)
+        : redirectTo(reply, PAGE, 'role');
     },
   );
 
@@ -370,12 +394,9 @@ export function peopleSettings(app: FastifyInstance, ctx: AppContext) {
     { schema: { hide: true } },
     async (request, reply) => {
       const visit = visitIn(request);
-      if (!visit.can('manage_people'))
-        return refuse(reply, visit, 'people', 'Only an owner or admin removes people.');
-      const member = await memberOf(ctx.db, visit.workspace.id, request.params.id);
-      if (!member) return missing(reply, visit, 'people', 'person');
-      if (!mayManage(visit, member.role))
-        return refuse(reply, visit, 'people', 'Only an owner removes an owner.');
+      const found = await personToManage(reply, visit, request.params.id, REMOVAL_REFUSALS);
+      if ('sent' in found) return found.sent;
+      const { member } = found;
       const self = member.id === visit.person.id;
       return sendSettings(reply, visit, {
         title: 'Remove a person',
@@ -396,12 +417,9 @@ ${field({ name: 'reason', label: 'Reason', hint: 'Optional; kept in the audit tr
     { schema: { hide: true } },
     async (request, reply) => {
       const visit = visitIn(request);
-      if (!visit.can('manage_people'))
-        return refuse(reply, visit, 'people', 'Only an owner or admin removes people.');
-      const member = await memberOf(ctx.db, visit.workspace.id, request.params.id);
-      if (!member) return missing(reply, visit, 'people', 'person');
-      if (!mayManage(visit, member.role))
-        return refuse(reply, visit, 'people', 'Only an owner removes an owner.');
+      const found = await personToManage(reply, visit, request.params.id, REMOVAL_REFUSALS);
+      if ('sent' in found) return found.sent;
+      const { member } = found;
       const reason = reasonOf(request.body.reason);
       const removed = await removeMember(
         ctx,
@@ -416,18 +434,10 @@ ${field({ name: 'reason', label: 'Reason', hint: 'Optional; kept in the audit tr
             reason,
           }),
       );
-      if ('refused' in removed) {
-        const { status, message } = REFUSALS[removed.refused];
-        return reshow(ctx, reply, visit, status, { code: 'invalid_state', message });
-      }
-      const next = member.id === visit.person.id ? '/console/sign-in' : `${PAGE}?done=removed`;
-      return reply.code(303).header('location', next).send();
+      if ('refused' in removed) return refuseChange(reply, visit, removed.refused);
+      return member.id === visit.person.id
+        ? redirectTo(reply, '/console/sign-in')
+        : redirectTo(reply, PAGE, 'removed');
     },
   );
 }
-
-const invalid = (name: string, message: string): ApiError => ({
-  code: 'validation_error',
-  message: 'The invitation was not sent: correct the field named below.',
-  details: { fields: { [name]: message } },
-});

@@ -4,7 +4,15 @@ import { recordAudit } from '../audit/index.js';
 import { endSessionById, type OpenSession, openSessionsOf, sessionIdOfCookie } from '../people/index.js';
 import { esc, formStart, notice, table, when } from './console.html.js';
 import { type ConsoleForm, type Visit, visitIn } from './console.visit.js';
-import { actorOf, auditTenant, missing, ROLE_NAMES, refuse, sendSettings } from './settings.common.js';
+import {
+  actorOf,
+  auditTenant,
+  missing,
+  ROLE_NAMES,
+  redirectTo,
+  refuse,
+  sendSettings,
+} from './settings.common.js';
 
 const PAGE = '/console/settings/sessions';
 
@@ -85,8 +93,9 @@ export function sessionsSettings(app: FastifyInstance, ctx: AppContext) {
           }),
       );
       if (!ended) return missing(reply, visit, 'sessions', 'open session');
-      const next = ended.id === sessionIdOfCookie(visit.cookie) ? '/console/sign-in' : `${PAGE}?done=ended`;
-      return reply.code(303).header('location', next).send();
+      return ended.id === sessionIdOfCookie(visit.cookie)
+        ? redirectTo(reply, '/console/sign-in')
+        : redirectTo(reply, PAGE, 'ended');
     },
   );
 }

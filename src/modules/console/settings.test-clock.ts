@@ -1,9 +1,17 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { ApiError } from './console.api.js';
 import { esc, field, formStart, idempotencyKeyOf, notice, status, when } from './console.html.js';
 import { type ConsoleForm, type Visit, visitIn } from './console.visit.js';
-import { failed, problemOf, refuse, sendSettings } from './settings.common.js';
+import {
+  type Failure,
+  type FormShown,
+  fieldsRefused,
+  problemOf,
+  redirectTo,
+  refuse,
+  settingsView,
+} from './settings.common.js';
 
 const PAGE = '/console/settings/test-clock';
 
@@ -55,45 +63,28 @@ ${field({
 </form></div>`;
 }
 
-async function clockPage(
-  visit: Visit,
-  options: { done?: string; error?: ApiError; typed?: ConsoleForm } = {},
-): Promise<{ body: string } | { status: number; error: ApiError }> {
+async function clockPage(visit: Visit, options: FormShown): Promise<string | Failure> {
   if (visit.mode === 'live')
-    return {
-      body: '<p>The test clock exists only in test mode: live data always runs on real time. Switch to test data (“View test data” above) to see and move it.</p>',
-    };
+    return '<p>The test clock exists only in test mode: live data always runs on real time. Switch to test data (“View test data” above) to see and move it.</p>';
   const clock = await visit.api.get<TestClock>('/account/test-clock');
   if (!clock.ok) return { status: clock.status, error: clock.error };
   const errors = options.error?.details?.fields ?? {};
-  return {
-    body: `${notice(options.done, MESSAGES)}${problemOf(options.error, { amount: 'How much' })}<div class="card settings-card"><dl class="facts">
+  return `${notice(options.done, MESSAGES)}${problemOf(options.error, { amount: 'How much' })}<div class="card settings-card"><dl class="facts">
 <dt>Test time</dt><dd><strong>${when(visit, clock.data.now)}</strong> <span class="note">(${esc(visit.workspace.timeZone)})</span></dd>
 <dt>Ahead</dt><dd>${esc(aheadText(clock.data.offsetMs))}</dd>
 <dt>Status</dt><dd>${status(clock.data.status)}</dd>
 </dl></div>
 <p class="note">Test mode runs on its own clock: real time plus how far it was moved. It only moves forward, at most 10 years past real time.</p>
-${visit.can('change_settings') ? advanceForm(visit, options.typed, errors) : ''}`,
-  };
+${visit.can('change_settings') ? advanceForm(visit, options.typed, errors) : ''}`;
 }
 
-async function show(
-  reply: FastifyReply,
-  visit: Visit,
-  options: { done?: string; error?: ApiError; typed?: ConsoleForm } = {},
-  status = 200,
-) {
-  const shown = await clockPage(visit, options);
-  if ('error' in shown) return failed(reply, visit, 'test-clock', shown.status, shown.error);
-  return sendSettings(reply, visit, { title: 'Test clock', page: 'test-clock', body: shown.body }, status);
-}
+const show = settingsView('Test clock', 'test-clock', clockPage);
 
 export function testClockSettings(app: FastifyInstance, _ctx: AppContext) {
   app.get<{ Querystring: { done?: string } }>(
     '/test-clock',
     { schema: { hide: true } },
-    async (request, reply) =>
-      show(reply, visitIn(request), request.query.done ? { done: request.query.done } : {}),
+    async (request, reply) => show(reply, visitIn(request), { done: request.query.done }),
   );
 
   app.post<{ Body: ConsoleForm }>('/test-clock', { schema: { hide: true } }, async (request, reply) => {
@@ -111,11 +102,7 @@ export function testClockSettings(app: FastifyInstance, _ctx: AppContext) {
         reply,
         visit,
         {
-          error: {
-            code: 'validation_error',
-            message: 'The clock did not move: correct the field named below.',
-            details: { fields: { amount: message } },
-          },
+          error: fieldsRefused('The clock did not move: correct the field named below.', { amount: message }),
           typed: form,
         },
         422,
@@ -127,11 +114,7 @@ export function testClockSettings(app: FastifyInstance, _ctx: AppContext) {
       { [unit]: Number(amount) },
       idempotencyKeyOf(form),
     );
-    if (moved.ok)
-      return reply
-        .code(303)
-        .header('location', `${PAGE}?done=${moved.status === 202 ? 'advancing' : 'advanced'}`)
-        .send();
+    if (moved.ok) return redirectTo(reply, PAGE, moved.status === 202 ? 'advancing' : 'advanced');
     // The API names the field by its unit (days or hours); the form has one amount.
     const fields = moved.error.details?.fields ?? {};
     const message = fields[unit] ?? fields.to;

@@ -14,7 +14,17 @@ import {
   when,
 } from './console.html.js';
 import { type ConsoleForm, type Visit, visitIn } from './console.visit.js';
-import { failed, missing, problemOf, refuse, sendSettings } from './settings.common.js';
+import {
+  type Failure,
+  type FormShown,
+  missing,
+  notGiven,
+  problemOf,
+  redirectTo,
+  refuse,
+  sendSettings,
+  settingsView,
+} from './settings.common.js';
 
 const PAGE = '/console/settings/webhooks';
 
@@ -85,14 +95,11 @@ ${field({ name: 'eventTypes', label: 'Events', hint: 'Event types separated by c
 </form></div>`;
 }
 
-async function listPage(
-  ctx: AppContext,
-  visit: Visit,
-  query: { done?: string; cursor?: string },
-  more: { error?: ApiError; typed?: ConsoleForm } = {},
-): Promise<{ status: number; body: string } | { failed: { status: number; error: ApiError } }> {
-  const list = await visit.api.get<List<Endpoint>>('/webhooks', { limit: 50, cursor: query.cursor });
-  if (!list.ok) return { failed: { status: list.status, error: list.error } };
+type ListShown = FormShown & { cursor?: string };
+
+async function listPage(ctx: AppContext, visit: Visit, shown: ListShown): Promise<string | Failure> {
+  const list = await visit.api.get<List<Endpoint>>('/webhooks', { limit: 50, cursor: shown.cursor });
+  if (!list.ok) return list;
   const rows = table(
     'Webhook endpoints',
     [
@@ -110,13 +117,10 @@ async function listPage(
     list.data.items,
     'No endpoints yet.',
   );
-  const errors = more.error?.details?.fields ?? {};
-  return {
-    status: 200,
-    body: `${notice(query.done, MESSAGES)}${problemOf(more.error, LABELS)}${rows}${pager(PAGE, {}, list.data.next_cursor)}${
-      visit.can('change_settings') ? createForm(ctx, visit, more.typed, errors) : ''
-    }`,
-  };
+  const errors = shown.error?.details?.fields ?? {};
+  return `${notice(shown.done, MESSAGES)}${problemOf(shown.error, LABELS)}${rows}${pager(PAGE, {}, list.data.next_cursor)}${
+    visit.can('change_settings') ? createForm(ctx, visit, shown.typed, errors) : ''
+  }`;
 }
 
 function createdPage(endpoint: Endpoint & { secret: string }): string {
@@ -133,7 +137,7 @@ async function endpointPage(
   id: string,
   query: { done?: string; cursor?: string },
   error: ApiError | null = null,
-): Promise<{ body: string; title: string } | { status: number; error: ApiError }> {
+): Promise<{ body: string; title: string } | Failure> {
   const [endpoint, deliveries] = await Promise.all([
     visit.api.get<Endpoint>(`/webhooks/${encodeURIComponent(id)}`),
     visit.api.get<List<Delivery>>(`/webhooks/${encodeURIComponent(id)}/deliveries`, {
@@ -201,13 +205,10 @@ async function showEndpoint(
   visit: Visit,
   id: string,
   query: { done?: string; cursor?: string },
-  failure: { status: number; error: ApiError } | null = null,
+  failure: Failure | null = null,
 ) {
   const shown = await endpointPage(visit, id, query, failure?.error ?? null);
-  if ('error' in shown)
-    return shown.status === 404
-      ? missing(reply, visit, 'webhooks', 'webhook endpoint')
-      : failed(reply, visit, 'webhooks', shown.status, shown.error);
+  if ('error' in shown) return notGiven(reply, visit, 'webhooks', 'webhook endpoint', shown);
   return sendSettings(
     reply,
     visit,
@@ -217,15 +218,15 @@ async function showEndpoint(
 }
 
 export function webhooksSettings(app: FastifyInstance, ctx: AppContext) {
+  const showList = settingsView('Webhooks', 'webhooks', (visit, shown: ListShown) =>
+    listPage(ctx, visit, shown),
+  );
+
   app.get<{ Querystring: { done?: string; cursor?: string } }>(
     '/webhooks',
     { schema: { hide: true } },
-    async (request, reply) => {
-      const visit = visitIn(request);
-      const shown = await listPage(ctx, visit, request.query);
-      if ('failed' in shown) return failed(reply, visit, 'webhooks', shown.failed.status, shown.failed.error);
-      return sendSettings(reply, visit, { title: 'Webhooks', page: 'webhooks', body: shown.body });
-    },
+    async (request, reply) =>
+      showList(reply, visitIn(request), { done: request.query.done, cursor: request.query.cursor }),
   );
 
   app.post<{ Body: ConsoleForm }>('/webhooks', { schema: { hide: true } }, async (request, reply) => {
@@ -252,14 +253,7 @@ export function webhooksSettings(app: FastifyInstance, ctx: AppContext) {
         { title: 'Webhook endpoint added', page: 'webhooks', body: createdPage(created.data) },
         201,
       );
-    const shown = await listPage(ctx, visit, {}, { error: created.error, typed: form });
-    if ('failed' in shown) return failed(reply, visit, 'webhooks', shown.failed.status, shown.failed.error);
-    return sendSettings(
-      reply,
-      visit,
-      { title: 'Webhooks', page: 'webhooks', body: shown.body },
-      created.status,
-    );
+    return showList(reply, visit, { error: created.error, typed: form }, created.status);
   });
 
   app.get<{ Params: { id: string }; Querystring: { done?: string; cursor?: string } }>(
@@ -294,11 +288,7 @@ export function webhooksSettings(app: FastifyInstance, ctx: AppContext) {
             },
           );
         const answer = await call(visit, id, request.body);
-        if (answer.ok)
-          return reply
-            .code(303)
-            .header('location', `${PAGE}/${encodeURIComponent(id)}?done=${done}`)
-            .send();
+        if (answer.ok) return redirectTo(reply, `${PAGE}/${encodeURIComponent(id)}`, done);
         if (answer.status === 404 && answer.error.details?.resource !== 'event')
           return missing(reply, visit, 'webhooks', 'webhook endpoint');
         return showEndpoint(reply, visit, id, {}, { status: answer.status, error: answer.error });

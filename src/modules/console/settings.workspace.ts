@@ -3,7 +3,9 @@ import type { AppContext } from '../../context.js';
 import type { ApiError } from './console.api.js';
 import { esc, field, formStart, notice } from './console.html.js';
 import { type ConsoleForm, type Visit, visitIn } from './console.visit.js';
-import { failed, problemOf, refuse, sendSettings } from './settings.common.js';
+import { failed, problemOf, redirectTo, refuse, sendSettings } from './settings.common.js';
+
+const PAGE = '/console/settings/workspace';
 
 /** The workspace's settings as `GET /account` shows them (the fields this page uses). */
 interface Account {
@@ -65,7 +67,7 @@ function form(visit: Visit, values: Values, error: ApiError | null = null): stri
     extra: { type?: string; hint?: string; required?: boolean; attributes?: string } = {},
   ) =>
     field({ name, label, value: values[name], ...(errors[name] ? { error: errors[name] } : {}), ...extra });
-  return `${problemOf(error, LABELS)}<div class="card settings-card">${formStart(visit, '/console/settings/workspace', { label: 'Workspace settings' })}
+  return `${problemOf(error, LABELS)}<div class="card settings-card">${formStart(visit, PAGE, { label: 'Workspace settings' })}
 ${input('name', 'Business name', { required: true, hint: 'What payers see, 1 to 200 characters.', attributes: 'maxlength="200" autocomplete="organization"' })}
 ${input('currency', 'Currency', { required: true, hint: 'ISO 4217 code such as NGN or USD: the currency of plans made from now on.', attributes: 'maxlength="3" autocomplete="off"' })}
 ${input('timeZone', 'Time zone', { required: true, hint: 'IANA name such as Africa/Lagos: the calendar of due dates, reports and quiet hours made from now on.', attributes: 'maxlength="64" autocomplete="off"' })}
@@ -124,10 +126,9 @@ export function workspaceSettings(app: FastifyInstance, _ctx: AppContext) {
     const account = await visit.api.get<Account>('/account');
     if (!account.ok) return failed(reply, visit, 'workspace', account.status, account.error);
     const changes = changesOf(request.body, account.data);
-    if (Object.keys(changes).length === 0)
-      return reply.code(303).header('location', '/console/settings/workspace?done=unchanged').send();
+    if (Object.keys(changes).length === 0) return redirectTo(reply, PAGE, 'unchanged');
     const saved = await visit.api.send<Account>('PATCH', '/account', changes);
-    if (saved.ok) return reply.code(303).header('location', '/console/settings/workspace?done=saved').send();
+    if (saved.ok) return redirectTo(reply, PAGE, 'saved');
     const typed = Object.fromEntries(
       Object.keys(valuesOf(account.data)).map((name) => [name, request.body[name] ?? '']),
     ) as Values;

@@ -201,13 +201,9 @@ export async function startSession(
   return { token: cookie, session };
 }
 
-/**
- * The live session a cookie's token names, its last use moved to now; undefined once it was ended, has been idle
- * 12 hours, or is 7 days old.
- */
-export async function sessionOf(db: DbOrTrx, clock: Clock, cookie: string) {
-  const at = clock.now();
-  const row = await db
+/** Sessions with their person and that person's role in the session's workspace. */
+function sessionsQuery(db: DbOrTrx) {
+  return db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .innerJoin('memberships', (join) =>
@@ -226,9 +222,16 @@ export async function sessionOf(db: DbOrTrx, clock: Clock, cookie: string) {
       'users.email',
       'users.name',
       'memberships.role',
-    ])
-    .where('sessions.token_hash', '=', sha256(cookie))
-    .executeTakeFirst();
+    ]);
+}
+
+/**
+ * The live session a cookie's token names, its last use moved to now; undefined once it was ended, has been idle
+ * 12 hours, or is 7 days old.
+ */
+export async function sessionOf(db: DbOrTrx, clock: Clock, cookie: string) {
+  const at = clock.now();
+  const row = await sessionsQuery(db).where('sessions.token_hash', '=', sha256(cookie)).executeTakeFirst();
   if (!row || row.ended_at !== null) return undefined;
   if (Date.parse(row.last_seen_at) + SESSION_IDLE_MS <= at.getTime()) return undefined;
   if (Date.parse(row.created_at) + SESSION_MAX_MS <= at.getTime()) return undefined;
@@ -554,24 +557,7 @@ export interface OpenSession {
 
 function openSessionsQuery(db: DbOrTrx, clock: Clock, workspaceId: string) {
   const at = clock.now().getTime();
-  return db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .innerJoin('memberships', (join) =>
-      join
-        .onRef('memberships.user_id', '=', 'sessions.user_id')
-        .onRef('memberships.workspace_id', '=', 'sessions.workspace_id'),
-    )
-    .select([
-      'sessions.token_hash',
-      'sessions.user_id',
-      'sessions.mode',
-      'sessions.created_at',
-      'sessions.last_seen_at',
-      'users.email',
-      'users.name',
-      'memberships.role',
-    ])
+  return sessionsQuery(db)
     .where('sessions.workspace_id', '=', workspaceId)
     .where('sessions.ended_at', 'is', null)
     .where('sessions.last_seen_at', '>', new Date(at - SESSION_IDLE_MS).toISOString())

@@ -103,6 +103,45 @@
     border: { color: '#767b84' },
   });
 
+  /** Bars along the amount axis, each with its value written beside it; `fill` is one for all or one a bar. */
+  function sidewaysBars(rows, money, currency, { label, fill, axisTitle }) {
+    const most = Math.max(0, ...rows.map((r) => r.value));
+    return {
+      type: 'bar',
+      data: {
+        labels: rows.map((r) => r.label),
+        datasets: [
+          {
+            label: `${label} (${currency})`,
+            data: rows.map((r) => r.value),
+            backgroundColor: fill,
+            borderColor: INK,
+            borderWidth: 1,
+          },
+        ],
+      },
+      options: {
+        indexAxis: 'y',
+        layout: { padding: { right: 8 } },
+        plugins: {
+          legend: { display: false },
+          tooltip: { callbacks: { label: (item) => money.full(item.parsed.x) } },
+        },
+        scales: {
+          x: {
+            ...axis(currency),
+            beginAtZero: true,
+            // Room right of the longest bar for its label.
+            suggestedMax: most > 0 ? most * 1.35 : 1,
+            ticks: { callback: (v) => money.short(v), maxTicksLimit: 5 },
+          },
+          y: { ...axis(axisTitle), grid: { display: false } },
+        },
+      },
+      plugins: [valueLabels(money.short, true)],
+    };
+  }
+
   /** The Chart.js set-up of each kind of chart. */
   const KINDS = {
     collections(rows, money, currency) {
@@ -141,77 +180,18 @@
     ageing(rows, money, currency) {
       const colors = ['#8a5a00', '#b3411e', '#a0231a', '#5c0f0a'];
       const kinds = ['diagonal', 'dots', 'cross', 'horizontal'];
-      const most = Math.max(0, ...rows.map((r) => r.value));
-      return {
-        type: 'bar',
-        data: {
-          labels: rows.map((r) => r.label),
-          datasets: [
-            {
-              label: `Overdue (${currency})`,
-              data: rows.map((r) => r.value),
-              backgroundColor: rows.map((_, i) => pattern(colors[i % 4], kinds[i % 4])),
-              borderColor: INK,
-              borderWidth: 1,
-            },
-          ],
-        },
-        options: {
-          indexAxis: 'y',
-          layout: { padding: { right: 8 } },
-          plugins: {
-            legend: { display: false },
-            tooltip: { callbacks: { label: (item) => money.full(item.parsed.x) } },
-          },
-          scales: {
-            x: {
-              ...axis(currency),
-              beginAtZero: true,
-              // Room right of the longest bar for its label.
-              suggestedMax: most > 0 ? most * 1.35 : 1,
-              ticks: { callback: (v) => money.short(v), maxTicksLimit: 5 },
-            },
-            y: { ...axis('Days overdue'), grid: { display: false } },
-          },
-        },
-        plugins: [valueLabels(money.short, true)],
-      };
+      return sidewaysBars(rows, money, currency, {
+        label: 'Overdue',
+        fill: rows.map((_, i) => pattern(colors[i % 4], kinds[i % 4])),
+        axisTitle: 'Days overdue',
+      });
     },
     expected(rows, money, currency) {
-      const most = Math.max(0, ...rows.map((r) => r.value));
-      return {
-        type: 'bar',
-        data: {
-          labels: rows.map((r) => r.label),
-          datasets: [
-            {
-              label: `Expected (${currency})`,
-              data: rows.map((r) => r.value),
-              backgroundColor: pattern('#146c2e', 'diagonal'),
-              borderColor: INK,
-              borderWidth: 1,
-            },
-          ],
-        },
-        options: {
-          indexAxis: 'y',
-          layout: { padding: { right: 8 } },
-          plugins: {
-            legend: { display: false },
-            tooltip: { callbacks: { label: (item) => money.full(item.parsed.x) } },
-          },
-          scales: {
-            x: {
-              ...axis(currency),
-              beginAtZero: true,
-              suggestedMax: most > 0 ? most * 1.35 : 1,
-              ticks: { callback: (v) => money.short(v), maxTicksLimit: 5 },
-            },
-            y: { ...axis('Week from'), grid: { display: false } },
-          },
-        },
-        plugins: [valueLabels(money.short, true)],
-      };
+      return sidewaysBars(rows, money, currency, {
+        label: 'Expected',
+        fill: pattern('#146c2e', 'diagonal'),
+        axisTitle: 'Week from',
+      });
     },
   };
 
