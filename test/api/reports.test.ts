@@ -53,6 +53,8 @@ async function book(api: Client) {
   return { naira, dollars };
 }
 
+const NO_AGEING = { '1-30': 0, '31-60': 0, '61-90': 0, '91+': 0 };
+
 describe('GET /reports/summary', () => {
   test('per currency, never summed: billed, collected less reversals, outstanding, collection rate and DSO', async () => {
     const { api } = await lagos();
@@ -74,6 +76,7 @@ describe('GET /reports/summary', () => {
       collected: 30_000,
       outstanding: 70_000,
       overdue: 0,
+      overdueBuckets: NO_AGEING,
       collectionRate: 0.3,
       dso: 120.4,
       expectedNext30Days: 0,
@@ -84,6 +87,7 @@ describe('GET /reports/summary', () => {
       collected: 10_000,
       outstanding: 40_000,
       overdue: 0,
+      overdueBuckets: NO_AGEING,
       collectionRate: 0.2,
       dso: 137.6,
       expectedNext30Days: 0,
@@ -100,6 +104,7 @@ describe('GET /reports/summary', () => {
       collected: 50_000,
       outstanding: 50_000,
       overdue: 0,
+      overdueBuckets: NO_AGEING,
       collectionRate: 0.5,
       dso: null,
       expectedNext30Days: 0,
@@ -310,6 +315,13 @@ describe('GET /reports/overdue', () => {
       },
       { currency: 'USD', total: 5_000, buckets: { '1-30': 5_000, '31-60': 0, '61-90': 0, '91+': 0 } },
     ]);
+    const summary = await report(api, '/reports/summary');
+    for (const { currency, total, buckets } of data.currencies)
+      assert.deepEqual(
+        [figures(summary, currency)?.overdue, figures(summary, currency)?.overdueBuckets],
+        [total, buckets],
+        `the summary ages ${currency} as the overdue report does`,
+      );
   });
 
   test('accounts worst first, paginated; a currency filter; the plan due today is not overdue', async () => {

@@ -1,6 +1,6 @@
 import { daysBetween } from '../../lib/calendar.js';
 import { addExact } from '../../lib/money.js';
-import type { Collections, Expected, Overdue, Summary } from '../reports/reports.schemas.js';
+import type { Collections, Expected, Summary } from '../reports/reports.schemas.js';
 import type { ApiAnswer, ApiError } from './console.api.js';
 import type { Visit } from './console.visit.js';
 import { datesFrom, type OverviewPeriods, periodsAt, type WeekAhead } from './overview.periods.js';
@@ -47,18 +47,17 @@ function dataOf<T>(answer: ApiAnswer<T>, problems: ApiError[]): T | undefined {
 /**
  * Everything the overview shows, read through the API as the signed-in person for the periods of `visit.now` in
  * the workspace's zone: the summary report from the start of today, of this week (Monday) and of this month to
- * now; the overdue report's ageing now; the collections report by day over the last 90 days; the expected
+ * now (with the ageing of what is overdue now); the collections report by day over the last 90 days; the expected
  * collections report by day over the next 8 weeks. Each report is asked without `to`, so each reads "now" as the API itself does.
  */
 export async function loadOverview(visit: Visit): Promise<Overview> {
   const periods = periodsAt(visit.now, visit.workspace.timeZone);
   const problems: ApiError[] = [];
   const lastWeek = periods.weeks[periods.weeks.length - 1] as WeekAhead;
-  const [today, week, month, overdue, collections, expected] = await Promise.all([
+  const [today, week, month, collections, expected] = await Promise.all([
     visit.api.get<Summary>('/reports/summary', { from: periods.from.today }),
     visit.api.get<Summary>('/reports/summary', { from: periods.from.week }),
     visit.api.get<Summary>('/reports/summary', { from: periods.from.month }),
-    visit.api.get<Overdue>('/reports/overdue', { limit: 1 }),
     visit.api.get<Collections>('/reports/collections', { from: periods.from.chart, groupBy: 'day' }),
     visit.api.get<Expected>('/reports/expected', {
       due_from: periods.today,
@@ -69,7 +68,6 @@ export async function loadOverview(visit: Visit): Promise<Overview> {
   const ofToday = dataOf(today, problems);
   const ofWeek = dataOf(week, problems);
   const ofMonth = dataOf(month, problems);
-  const ageing = dataOf(overdue, problems);
   const byDay = dataOf(collections, problems);
   const ahead = dataOf(expected, problems);
 
@@ -78,7 +76,6 @@ export async function loadOverview(visit: Visit): Promise<Overview> {
   const names = new Set<string>();
   for (const summary of [ofToday, ofWeek, ofMonth])
     for (const c of summary?.currencies ?? []) names.add(c.currency);
-  for (const c of ageing?.currencies ?? []) names.add(c.currency);
   for (const c of byDay?.currencies ?? []) names.add(c.currency);
   for (const c of ahead?.currencies ?? []) names.add(c.currency);
   if (names.size === 0) names.add(visit.workspace.currency);
@@ -90,7 +87,6 @@ export async function loadOverview(visit: Visit): Promise<Overview> {
   const days = datesFrom(periods.firstChartDay, periods.today);
   const currencies = order.map((currency): CurrencyOverview => {
     const m = figures(ofMonth, currency);
-    const buckets = ageing?.currencies.find((c) => c.currency === currency)?.buckets ?? {};
     const collected = byDay?.currencies.find((c) => c.currency === currency);
     const perDay = new Map((collected?.periods ?? []).map((p) => [p.period, p]));
     const weeks = periods.weeks.map((w) => ({ ...w, amount: 0 }));
@@ -111,7 +107,8 @@ export async function loadOverview(visit: Visit): Promise<Overview> {
       collectionRate: ofMonth && (m?.collectionRate ?? null),
       dso: ofMonth && (m?.dso ?? null),
       ageing:
-        ageing && (Object.fromEntries(AGEING.map((b) => [b, buckets[b] ?? 0])) as Record<Ageing, number>),
+        ofMonth &&
+        (Object.fromEntries(AGEING.map((b) => [b, m?.overdueBuckets[b] ?? 0])) as Record<Ageing, number>),
       byDay:
         byDay &&
         days.map((date) => ({

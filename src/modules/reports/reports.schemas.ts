@@ -18,6 +18,10 @@ const Money = Type.Integer({
     'Minor units of the currency, exact: a figure past 2^53 − 1 is refused (422 total_too_large), never rounded.',
 });
 
+const AgeingBuckets = Type.Object(Object.fromEntries(AGEING_BUCKETS.map((b) => [b, Money])), {
+  description: 'The overdue amount by days past its due date: 1-30, 31-60, 61-90, 91+.',
+});
+
 export const Summary = Type.Object(
   {
     from: Nullable(Instant),
@@ -35,6 +39,11 @@ export const Summary = Type.Object(
         },
         outstanding: { ...Money, description: 'What plans (not archived) were owed at `to`.' },
         overdue: { ...Money, description: 'What was overdue at `to` (see GET /reports/overdue).' },
+        overdueBuckets: {
+          ...AgeingBuckets,
+          description:
+            'The overdue amount at `to` aged as GET /reports/overdue ages it: 1-30, 31-60, 61-90, 91+ days.',
+        },
         collectionRate: Nullable(
           Type.Number({
             description:
@@ -72,6 +81,7 @@ export const Summary = Type.Object(
             collected: 1210500000,
             outstanding: 2975000000,
             overdue: 312000000,
+            overdueBuckets: { '1-30': 150000000, '31-60': 90000000, '61-90': 42000000, '91+': 30000000 },
             collectionRate: 0.2891,
             dso: 49.9,
             expectedNext30Days: 640000000,
@@ -266,9 +276,7 @@ export const Overdue = Type.Object(
       Type.Object({
         currency: Type.String(),
         total: Money,
-        buckets: Type.Object(Object.fromEntries(AGEING_BUCKETS.map((b) => [b, Money])), {
-          description: 'The overdue amount by days past its due date: 1-30, 31-60, 61-90, 91+.',
-        }),
+        buckets: AgeingBuckets,
       }),
     ),
     accounts: Type.Object({

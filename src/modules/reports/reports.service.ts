@@ -7,7 +7,14 @@ import { addExact, toSafeInteger } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { asReport } from './reports.exact.js';
 import { describeAccounts, type OverdueFigures, overdueBook } from './reports.overdue.js';
-import { bucketsIn, type GroupBy, type Period, periodOf } from './reports.period.js';
+import {
+  AGEING_BUCKETS,
+  type AgeingBucket,
+  bucketsIn,
+  type GroupBy,
+  type Period,
+  periodOf,
+} from './reports.period.js';
 import * as repo from './reports.repository.js';
 import type {
   Collections,
@@ -86,6 +93,9 @@ async function outstandingAt(db: DbOrTrx, tenant: TenantRef, movedBefore: readon
 const ratio = (numerator: number, denominator: number, digits: number) =>
   denominator <= 0 ? null : Math.round((numerator / denominator) * 10 ** digits) / 10 ** digits;
 
+const noneOverdue = () =>
+  Object.fromEntries(AGEING_BUCKETS.map((b) => [b, 0])) as Record<AgeingBucket, number>;
+
 /** `GET /reports/summary`. */
 export function summary(ctx: AppContext, tenant: Tenant, query: ReportQuery): Promise<Summary> {
   const period = periodOf(query, tenant.clock.now());
@@ -145,6 +155,7 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
         collected: c,
         outstanding,
         overdue: overdue.currencies.get(currency)?.total ?? 0,
+        overdueBuckets: overdue.currencies.get(currency)?.buckets ?? noneOverdue(),
         collectionRate: ratio(c, (outstandingAtStart.get(currency) ?? 0) + b, 4),
         dso: b <= 0 ? null : ratio(outstanding * days, b, 1),
         expectedNext30Days: expected.get(currency) ?? 0,
