@@ -607,7 +607,8 @@ describe('first start on an empty database', () => {
         assert.equal(moved.status, 202, JSON.stringify(moved.body));
         assert.equal(moved.body.data.status, 'advancing');
         let clock = moved.body.data;
-        const deadline = Date.now() + 30_000;
+        // A bound on waiting, not a measure of speed: on a machine busy with other work the worker takes longer.
+        const deadline = Date.now() + 120_000;
         while (clock.status !== 'ready' && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 100));
           clock = (await call('GET', '/account/test-clock')).body.data;

@@ -53,6 +53,21 @@ async function book(api: Client) {
   return { naira, dollars };
 }
 
+/** A plan of 90,000 in three monthly instalments from 5 Jul 2028 (the clock is on 30 Jun), 10,000 of it paid. */
+async function generator(api: Client, currency = 'NGN') {
+  const plan = await newTrack(api, { amount: 90_000, title: 'Generator', currency });
+  const res = await api.post('/collection-schedules', {
+    target_type: 'payment_plan',
+    target_id: plan.id,
+    frequency: 'monthly',
+    fixed_amount: 30_000,
+    start_date: '2028-07-05T09:00:00Z',
+    end_date: '2028-09-05T09:00:00Z',
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  await newPayment(api, plan.id, { amount: 10_000 });
+}
+
 const NO_AGEING = { '1-30': 0, '31-60': 0, '61-90': 0, '91+': 0 };
 
 describe('GET /reports/summary', () => {
@@ -120,17 +135,7 @@ describe('GET /reports/summary', () => {
 
   test('expected collections: what open obligations due in the next 30 days still owe', async () => {
     const { api } = await lagos();
-    const plan = await newTrack(api, { amount: 90_000, title: 'Generator' });
-    const res = await api.post('/collection-schedules', {
-      target_type: 'payment_plan',
-      target_id: plan.id,
-      frequency: 'monthly',
-      fixed_amount: 30_000,
-      start_date: '2028-07-05T09:00:00Z',
-      end_date: '2028-09-05T09:00:00Z',
-    });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    await newPayment(api, plan.id, { amount: 10_000 });
+    await generator(api);
     const data = await report(api, '/reports/summary');
     assert.equal(figures(data, 'NGN')?.expectedNext30Days, 20_000, '5 Jul is in, 5 Aug is not');
     // Made at this very moment (the clock is frozen): counted up to now.
@@ -142,21 +147,6 @@ describe('GET /reports/summary', () => {
 });
 
 describe('GET /reports/expected', () => {
-  /** A plan of 90,000 in three monthly instalments from 5 Jul 2028 (the clock is on 30 Jun), 10,000 of it paid. */
-  async function generator(api: Client, currency = 'NGN') {
-    const plan = await newTrack(api, { amount: 90_000, title: 'Generator', currency });
-    const res = await api.post('/collection-schedules', {
-      target_type: 'payment_plan',
-      target_id: plan.id,
-      frequency: 'monthly',
-      fixed_amount: 30_000,
-      start_date: '2028-07-05T09:00:00Z',
-      end_date: '2028-09-05T09:00:00Z',
-    });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    await newPayment(api, plan.id, { amount: 10_000 });
-  }
-
   test("by default the next 30 days by day: the same total as the summary report's expectedNext30Days", async () => {
     const { api } = await lagos();
     await generator(api);

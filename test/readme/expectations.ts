@@ -210,10 +210,20 @@ export const expectations: Record<string, Expectation> = {
   },
 
   async reports(stdout, api) {
-    const [summary, collections, overdue, exported] = answers(stdout).map(ok);
+    const [summary, collections, overdue, byDays, expected, exported] = answers(stdout).map(ok);
     assert.ok(summary.currencies.some((c: Json) => c.currency === 'NGN'));
     assert.ok(collections.currencies.some((c: Json) => c.currency === 'NGN'));
     assert.ok(overdue.currencies.some((c: Json) => c.currency === 'NGN'));
+    const days = byDays.accounts.items.map((a: Json) => a.daysOverdue);
+    assert.deepEqual(
+      days,
+      [...days].sort((a: number, b: number) => b - a),
+      'the most days overdue first',
+    );
+    assert.equal(expected.groupBy, 'week');
+    const naira = expected.currencies.find((c: Json) => c.currency === 'NGN');
+    const thirty = summary.currencies.find((c: Json) => c.currency === 'NGN')?.expectedNext30Days ?? 0;
+    assert.equal(naira?.total ?? 0, thirty, "the 30 days ahead add up to the summary's expectedNext30Days");
     assert.ok(['queued', 'running', 'done'].includes(exported.status));
     await api('/account');
   },

@@ -30,6 +30,7 @@ import {
   paymentHref,
   planHref,
   problemWith,
+  recordRefused,
   trimmed,
   words,
 } from './plans.parts.js';
@@ -102,15 +103,8 @@ ${field({ label: 'Reason', name: 'reason', type: 'textarea', value: values.reaso
 
 export async function paymentPage(reply: FastifyReply, visit: Visit, id: string, state: PaymentState = {}) {
   const found = await visit.api.get<Payment>(`/payments/${encodeURIComponent(id)}`);
-  if (!found.ok) {
-    if (found.status === 404) return notFoundPage(reply, visit);
-    return sendPage(
-      reply,
-      visit,
-      { title: 'Payment', section: 'payments', body: problemWith(found.error, {}) },
-      found.status,
-    );
-  }
+  if (!found.ok)
+    return recordRefused(reply, visit, found, { title: 'Payment', section: 'payments' }, notFoundPage);
   const payment = found.data;
   const [customers, plans, obligations] = await Promise.all([
     namesOf(visit, 'customers', [payment.customerId]),

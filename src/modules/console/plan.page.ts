@@ -18,6 +18,7 @@ import {
   paymentHref,
   planHref,
   problemWith,
+  recordRefused,
   type Schedule,
   words,
 } from './plans.parts.js';
@@ -105,15 +106,7 @@ ${actions ? `<div class="actions">${actions}</div>` : ''}
 
 export async function planPage(reply: FastifyReply, visit: Visit, id: string, state: PlanState = {}) {
   const found = await visit.api.get<Plan>(`/tracks/${encodeURIComponent(id)}`);
-  if (!found.ok) {
-    if (found.status === 404) return notFoundPage(reply, visit);
-    return sendPage(
-      reply,
-      visit,
-      { title: 'Plan', section: 'plans', body: problemWith(found.error, {}) },
-      found.status,
-    );
-  }
+  if (!found.ok) return recordRefused(reply, visit, found, { title: 'Plan', section: 'plans' }, notFoundPage);
   const plan = found.data;
   const [schedules, obligations, overdue, payments, customer] = await Promise.all([
     visit.api.get<List<Schedule>>('/collection-schedules', { target_id: plan.id, limit: 100 }),

@@ -1,6 +1,8 @@
+import type { FastifyReply } from 'fastify';
 import { localDate, startOfDay, startOfFollowingDay } from '../../lib/calendar.js';
 import type { ApiError } from './console.api.js';
 import { esc, problem } from './console.html.js';
+import { type Frame, sendPage } from './console.layout.js';
 import type { Visit } from './console.visit.js';
 
 /** Pieces the plan and payment pages share: the records as the API shows them, names, dates, field errors. */
@@ -146,6 +148,18 @@ export const fieldErrors = (error: ApiError | null | undefined): Record<string, 
 export function problemWith(error: ApiError | null | undefined, labels: Readonly<Record<string, string>>) {
   if (!error) return '';
   return problem(renameFields(error, labels));
+}
+
+/** A record's page when the API would not give the record: `notFound` for a 404, any other refusal in its words. */
+export function recordRefused(
+  reply: FastifyReply,
+  visit: Visit,
+  answer: { status: number; error: ApiError },
+  page: Omit<Frame, 'body'>,
+  notFound: (reply: FastifyReply, visit: Visit) => FastifyReply,
+) {
+  if (answer.status === 404) return notFound(reply, visit);
+  return sendPage(reply, visit, { ...page, body: problemWith(answer.error, {}) }, answer.status);
 }
 
 /** A refusal of the console's own checks, in the shape of the API's, so forms show both alike. */

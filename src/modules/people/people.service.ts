@@ -228,7 +228,7 @@ function sessionsQuery(db: DbOrTrx) {
 }
 
 /**
- * The live session a cookie's token names, its last use moved to now; undefined once it was ended, has been idle
+ * The live session a cookie's token names, its last use moved to now (written at most once a minute); undefined once it was ended, has been idle
  * 12 hours, or is 7 days old.
  */
 export async function sessionOf(db: DbOrTrx, clock: Clock, cookie: string) {
