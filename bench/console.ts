@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { Agent, request } from 'undici';
 import { formatTable } from '../src/cli/io.js';
+import { addDays } from '../src/lib/calendar.js';
 import type { DatabaseKind } from './databases.js';
 import { apiCall, paytrackJson } from './processes.js';
 import { BEHIND_EVERY, BOOK, foldBook, percentile, seedBook, seededCustomerId } from './reports.js';
@@ -59,16 +60,20 @@ function consolePages(ids: { customer: string; plan: string; payment: string }):
   ];
 }
 
-/** The API reads a page of each kind is likely to make (paths under /api/v1), 20 items where a list is asked. */
+/** The API reads a page of each kind makes (paths under /api/v1), 20 items where a list is asked. */
 function apiReads(
   ids: { customer: string; plan: string; payment: string },
   today: string,
 ): [string, string][] {
   return [
-    ['overview', '/reports/summary'],
-    ['overview', '/reports/overdue?limit=5'],
-    ['today', `/obligations?due_from=${today}&due_to=${today}`],
-    ['today', '/obligations?status=overdue'],
+    ['overview', `/reports/summary?from=${today}T00:00:00Z`],
+    ['overview', `/reports/collections?from=${addDays(today, -89)}T00:00:00Z&groupBy=day`],
+    ['overview', `/reports/expected?due_to=${addDays(today, 55)}`],
+    ['today', '/reports/overdue?order=days_overdue&limit=25'],
+    ['today', '/collection-attempts?status=failed&limit=20'],
+    ['today', '/payment-mandates?status=pending&limit=20'],
+    // No page reads it; it is listed as an API read worth watching (a walk by due date past paid obligations).
+    ['obligations', '/obligations?status=overdue'],
     ['customers', '/customers'],
     ['customer search', '/customers?q=Customer%2012'],
     ['customer', `/customers/${ids.customer}`],
