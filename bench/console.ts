@@ -72,7 +72,7 @@ function apiReads(
     ['today', '/reports/overdue?order=days_overdue&limit=25'],
     ['today', '/collection-attempts?status=failed&limit=20'],
     ['today', '/payment-mandates?status=pending&limit=20'],
-    // No page reads it; it is listed as an API read worth watching (a walk by due date past paid obligations).
+    // No page reads it: an API read kept in view, which once walked the obligations by due date past the paid ones.
     ['obligations', '/obligations?status=overdue'],
     ['customers', '/customers'],
     ['customer search', '/customers?q=Customer%2012'],
