@@ -217,6 +217,9 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
         refund_status: null,
         refund_provider_reference: null,
         refund_failure_reason: null,
+        receipt_number: null,
+        receipt_code: null,
+        balance_after: null,
       });
       rows.ledger.push({
         id: newId('ledgerEntry', new Date(paidAt)),

@@ -5,6 +5,7 @@ import type { Db } from './db/schema.js';
 import { idempotencyExpirySweep } from './http/idempotency.sweep.js';
 import { sweepJob } from './jobs/sweeps.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { usePublicUrl } from './lib/public-url.js';
 import { secretBox } from './lib/secret-box.js';
 import { createMetrics } from './metrics.js';
 import { KeyCache } from './modules/api-keys/index.js';
@@ -30,6 +31,7 @@ export interface ContextOptions {
 
 export function createContext(options: ContextOptions): AppContext {
   const clock = options.clock ?? systemClock;
+  usePublicUrl(options.config.publicUrl);
   return {
     config: options.config,
     db: options.db,

@@ -19,6 +19,9 @@ button { flex: 1 1 10rem; font: inherit; font-weight: 600; padding: .8rem 1rem; 
 .approve { background: #1a73e8; color: #fff; }
 .decline { background: #fff; color: #1a73e8; }
 .note { color: #5f6368; font-size: .9rem; }
+.receipt-valid, .receipt-void { padding: .5rem .75rem; border-left: 4px solid; }
+.receipt-valid { border-color: #137333; background: #e6f4ea; }
+.receipt-void { border-color: #b3261e; background: #fce8e6; }
 .masthead { background: #1a73e8; color: #fff; border-radius: 12px 12px 0 0; padding: .6rem 1.25rem; font-weight: 600; overflow-wrap: anywhere; }
 .masthead + .card { border-radius: 0 0 12px 12px; }
 h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }

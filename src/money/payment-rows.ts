@@ -1,6 +1,9 @@
+import type { Trx } from '../db/schema.js';
 import { stringifyMetadata } from '../lib/json.js';
+import { newReceiptCode } from '../lib/receipt-codes.js';
 import type { Tenant } from '../lib/tenant.js';
 import { referenceKey } from '../lib/text.js';
+import { takeReceiptNumber } from '../modules/payments/payments.repository.js';
 import type { Payment } from '../modules/payments/payments.schemas.js';
 import type {
   PaymentAllocation,
@@ -8,6 +11,19 @@ import type {
   PaymentsTable,
   UnappliedReason,
 } from '../modules/payments/payments.table.js';
+
+export interface IssuedReceipt {
+  number: number;
+  code: string;
+}
+
+/**
+ * A receipt for fresh money: the workspace mode's next number and a new verification code. Taken as late as the
+ * payment allows, since the counter row it locks serialises the workspace's payments until the commit.
+ */
+export async function issueReceipt(trx: Trx, tenant: Tenant): Promise<IssuedReceipt> {
+  return { number: await takeReceiptNumber(trx, tenant), code: newReceiptCode() };
+}
 
 /** What every new payment row shares, whatever way the money came in. */
 export interface PaymentFacts {
@@ -39,6 +55,9 @@ export function paymentRow(
     customerId: string | null;
     allocations: PaymentAllocation[];
     unappliedReason: UnappliedReason | null;
+    /** Fresh money's receipt (`issueReceipt`); null for a part split from money already receipted. */
+    receipt: IssuedReceipt | null;
+    balanceAfter: number | null;
   },
 ): PaymentsTable {
   return {
@@ -68,5 +87,8 @@ export function paymentRow(
     refund_status: null,
     refund_provider_reference: null,
     refund_failure_reason: null,
+    receipt_number: placed.receipt?.number ?? null,
+    receipt_code: placed.receipt?.code ?? null,
+    balance_after: placed.balanceAfter,
   };
 }

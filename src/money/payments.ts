@@ -16,7 +16,7 @@ import type { TracksTable } from '../modules/tracks/tracks.table.js';
 import { recordEvent } from '../outbox/outbox.js';
 import { allocatePayment, allocateToSchedule } from './allocation.js';
 import { applyBalanceChange, type BalanceOutcome } from './balance.js';
-import { type PaymentFacts, paymentRow } from './payment-rows.js';
+import { issueReceipt, type PaymentFacts, paymentRow } from './payment-rows.js';
 import { checkReference } from './references.js';
 
 export interface NewPayment extends Omit<PaymentFacts, 'currency'> {
@@ -117,7 +117,14 @@ export async function applyPayment(
     id,
     at,
     { ...input, currency: track.currency },
-    { trackId: track.id, customerId: track.customer_id, allocations, unappliedReason: null },
+    {
+      trackId: track.id,
+      customerId: track.customer_id,
+      allocations,
+      unappliedReason: null,
+      receipt: as === 'recorded' ? await issueReceipt(trx, tenant) : null,
+      balanceAfter: track.balance,
+    },
   );
   await repo.insert(trx, row);
   const payment = toApi(row);
@@ -191,7 +198,14 @@ export async function recordWithoutPlan(
     id,
     at,
     { ...facts, metadata },
-    { trackId: null, customerId: placed.customerId, allocations, unappliedReason: unapplied?.reason ?? null },
+    {
+      trackId: null,
+      customerId: placed.customerId,
+      allocations,
+      unappliedReason: unapplied?.reason ?? null,
+      receipt: fresh ? await issueReceipt(trx, tenant) : null,
+      balanceAfter: null,
+    },
   );
   if (fresh) await planlessEntry(trx, tenant, 'payment.recorded', row, -row.amount, row.paid_at);
   await repo.insert(trx, row);

@@ -130,6 +130,14 @@ describe('test mode simulates Paystack and Stripe without sandbox keys, in their
     assert.equal(refunded.status, 200, JSON.stringify(refunded.body));
     assert.equal(refunded.body.data.status, 'reversed');
     assert.equal(refunded.body.data.refund.status, 'succeeded');
+    const receipt = await t.app.inject({
+      method: 'GET',
+      url: new URL(refunded.body.data.receipt.url).pathname,
+    });
+    assert.match(
+      receipt.body,
+      /Refunded on [^:]+: this payment was returned to the payer and no longer counts/,
+    );
     assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 90_000);
     const types = (await api.get('/events?limit=50')).body.data.items.map((e: { type: string }) => e.type);
     assert.ok(types.includes('payment.refund_pending') && types.includes('payment.refunded'), types.join());

@@ -154,6 +154,9 @@ describe('report figures are exact up to 2^53 - 1 and a clear error past it, nev
         refund_status: null,
         refund_provider_reference: null,
         refund_failure_reason: null,
+        receipt_number: null,
+        receipt_code: null,
+        balance_after: null,
       };
     };
     await t.ctx.db.transaction().execute(async (trx) => {

@@ -1,4 +1,6 @@
 import { parseMetadata } from '../../lib/json.js';
+import { publicUrl } from '../../lib/public-url.js';
+import { displayReceiptCode, receiptNumberText } from '../../lib/receipt-codes.js';
 import type { Payment } from './payments.schemas.js';
 import type { PaymentAllocation, PaymentsTable } from './payments.table.js';
 
@@ -56,6 +58,16 @@ export function toSummary(row: PaymentSummaryRow): PaymentSummary {
   };
 }
 
+/** A payment's receipt as records show it: its number, its code as printed, and the page that verifies it. */
+export function receiptOf(row: Pick<PaymentsTable, 'receipt_number' | 'receipt_code'>): Payment['receipt'] {
+  if (row.receipt_number === null || row.receipt_code === null) return null;
+  return {
+    number: receiptNumberText(row.receipt_number),
+    code: displayReceiptCode(row.receipt_code),
+    url: `${publicUrl()}/r/${row.receipt_code}`,
+  };
+}
+
 export function toApi(row: PaymentsTable): Payment {
   const allocations = JSON.parse(row.allocations) as PaymentAllocation[];
   const allocated = allocations.reduce((sum, a) => sum + (a.reversedAt === null ? a.amount : 0), 0);
@@ -82,5 +94,6 @@ export function toApi(row: PaymentsTable): Payment {
             providerReference: row.refund_provider_reference,
             failureReason: row.refund_failure_reason,
           },
+    receipt: receiptOf(row),
   };
 }

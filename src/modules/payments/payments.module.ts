@@ -2,6 +2,7 @@ import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { paymentsRoutes } from './payments.routes.js';
 import { PaymentEvent } from './payments.schemas.js';
+import { receiptPages, unknownReceipt } from './receipts.plugin.js';
 
 const events = {
   'payment.recorded': PaymentEvent,
@@ -17,4 +18,9 @@ declare module '../../outbox/catalog.js' {
   interface EventCatalog extends EventPayloads<typeof events> {}
 }
 
-export const paymentsModule: ModuleManifest = { name: 'payments', routes: paymentsRoutes, events };
+export const paymentsModule: ModuleManifest = {
+  name: 'payments',
+  routes: paymentsRoutes,
+  events,
+  pages: [{ prefix: '/r', plugin: receiptPages, badUrl: unknownReceipt }],
+};

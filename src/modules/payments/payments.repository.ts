@@ -10,6 +10,29 @@ export function insert(db: DbOrTrx, row: PaymentsTable) {
   return db.insertInto('payments').values(row).execute();
 }
 
+/**
+ * The workspace mode's next receipt number. The counter row stays locked until the caller's transaction ends,
+ * so numbers follow commits with no gap: a transaction rolled back gives its number back.
+ */
+export async function takeReceiptNumber(trx: DbOrTrx, tenant: TenantRef): Promise<number> {
+  const row = await trx
+    .insertInto('receipt_counters')
+    .values({ workspace_id: tenant.workspaceId, mode: tenant.mode, last_number: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['workspace_id', 'mode'])
+        .doUpdateSet((eb) => ({ last_number: eb('receipt_counters.last_number', '+', 1) })),
+    )
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_number);
+}
+
+/** The payment a receipt code belongs to, in any workspace: the code alone is what a receipt's reader holds. */
+export function findByReceiptCode(db: DbOrTrx, code: string) {
+  return db.selectFrom('payments').selectAll().where('receipt_code', '=', code).executeTakeFirst();
+}
+
 /** Reads outside a transaction that arrive together share one statement. */
 export const findById = batchedById((db, tenant, ids) =>
   db.selectFrom('payments').selectAll().where('id', 'in', ids).where(inTenant(tenant)).execute(),

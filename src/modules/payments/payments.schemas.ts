@@ -78,6 +78,7 @@ const paymentExample = {
   provider: null,
   providerReference: null,
   refund: null,
+  receipt: { number: 'R-000123', code: '7KQ2-M9XD-4T1B', url: 'https://pay.example.com/r/7KQ2M9XD4T1B' },
 };
 
 const PaymentAllocation = Type.Object(
@@ -104,6 +105,27 @@ const Refund = Type.Object(
   {
     title: 'PaymentRefund',
     description: 'A refund through the provider: POST /payments/{id}/reverse with refund: true.',
+  },
+);
+
+const Receipt = Type.Object(
+  {
+    number: Type.String({
+      description:
+        'R-000123: numbered in the order payments are recorded, per workspace and mode, with no gaps. A receipt is never edited: a reversal or refund marks it (its page says so) and takes no new number.',
+    }),
+    code: Type.String({
+      description: 'The short verification code printed on the receipt; it reveals this receipt only.',
+    }),
+    url: Type.String({
+      description:
+        'The public page (no key) that shows the receipt and whether it still stands, with its PDF.',
+    }),
+  },
+  {
+    title: 'PaymentReceipt',
+    description:
+      'The receipt of the money this payment recorded. Null only for a part split from a credit, whose money is on the credit’s receipt.',
   },
 );
 
@@ -177,6 +199,7 @@ export const Payment = Type.Object(
       }),
     ),
     refund: Nullable(Refund),
+    receipt: Nullable(Receipt),
   },
   {
     title: 'Payment',

@@ -55,6 +55,18 @@ export interface PaymentsTable {
   refund_status: RefundStatus | null;
   refund_provider_reference: string | null;
   refund_failure_reason: string | null;
+  /** Fresh money's receipt: its number (no gaps per workspace and mode) and verification code; null for a part split from a credit. */
+  receipt_number: number | null;
+  receipt_code: string | null;
+  /** The plan's balance right after the payment was recorded; null without a plan. */
+  balance_after: number | null;
+}
+
+/** The last receipt number given in a workspace's mode: taken in the payment's transaction, so none is skipped. */
+export interface ReceiptCountersTable {
+  workspace_id: string;
+  mode: Mode;
+  last_number: number;
 }
 
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -70,5 +82,6 @@ export interface PaymentAllocation {
 declare module '../../db/schema.js' {
   interface Database {
     payments: PaymentsTable;
+    receipt_counters: ReceiptCountersTable;
   }
 }

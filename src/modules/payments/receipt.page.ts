@@ -1,0 +1,75 @@
+import { contactHtml, escapeHtml, page } from '../../http/html-page.js';
+import { dayInWords } from '../../lib/in-words.js';
+import { formatMoney } from '../../lib/money.js';
+import type { PAYMENT_METHODS } from './payments.schemas.js';
+import type { ReceiptView } from './receipts.service.js';
+
+const METHOD_WORDS: Record<(typeof PAYMENT_METHODS)[number], string> = {
+  cash: 'Cash',
+  bank_transfer: 'Bank transfer',
+  card: 'Card',
+  mobile_money: 'Mobile money',
+  pos: 'POS terminal',
+  cheque: 'Cheque',
+  direct_debit: 'Direct debit',
+  gateway_checkout: 'Online checkout',
+  virtual_account: 'Virtual account',
+  other: 'Other',
+};
+
+export const methodInWords = (method: string) =>
+  METHOD_WORDS[method as keyof typeof METHOD_WORDS] ?? method.replace(/_/g, ' ');
+
+/** Whether the receipt still stands, in a sentence for its reader. */
+export function standingInWords(view: ReceiptView): string {
+  const on = view.endedOn ? ` on ${dayInWords(view.endedOn)}` : '';
+  if (view.standing === 'refunded')
+    return `Refunded${on}: this payment was returned to the payer and no longer counts.`;
+  if (view.standing === 'reversed') {
+    const why = view.reversalReason ? ` (${view.reversalReason})` : '';
+    return `Reversed${on}${why}: ${view.business.name} no longer counts this payment.`;
+  }
+  return `Valid: ${view.business.name} recorded this payment.`;
+}
+
+/** The receipt's facts, as terms and their (escaped) values, in the order a receipt prints them. */
+export function receiptFacts(view: ReceiptView): [string, string][] {
+  const money = (amount: number) => escapeHtml(formatMoney(amount, view.currency));
+  const rows: [string, string | null][] = [
+    ['Receipt', escapeHtml(view.number)],
+    ['Amount', `<strong>${money(view.amount)}</strong>`],
+    ['Paid on', escapeHtml(dayInWords(view.paidOn))],
+    ['Paid to', escapeHtml(view.business.name)],
+    ['Paid by', view.customer ? escapeHtml(view.customer) : null],
+    ['For', view.planTitle ? escapeHtml(view.planTitle) : null],
+    ['Method', escapeHtml(methodInWords(view.method))],
+    ['Reference', view.reference ? escapeHtml(view.reference) : null],
+    ['Balance after', view.balanceAfter === null ? null : money(view.balanceAfter)],
+    ['Verification code', `<code>${escapeHtml(view.code)}</code>`],
+  ];
+  return rows.filter((row): row is [string, string] => row[1] !== null);
+}
+
+/** The public page of a receipt: its facts, whether it stands, and its PDF. */
+export function receiptPage(view: ReceiptView): string {
+  const facts = receiptFacts(view)
+    .map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${value}</dd>`)
+    .join('');
+  const standing = view.standing === 'valid' ? 'receipt-valid' : 'receipt-void';
+  return page(
+    `Receipt ${view.number}`,
+    `<h1>Receipt ${escapeHtml(view.number)}</h1>
+${view.test ? '<p class="note">Test mode: no money moved.</p>' : ''}
+<p class="${standing}" role="status"><strong>${escapeHtml(standingInWords(view))}</strong></p>
+<dl>${facts}</dl>
+<div class="actions"><a class="button" href="/r/${escapeHtml(view.linkCode)}/pdf">Download the PDF</a></div>
+${contactHtml(view.business, 'Questions about this receipt? Contact')}`,
+    { masthead: view.business.name, brandColor: view.business.brandColor },
+  );
+}
+
+export const unknownReceiptPage = () =>
+  page(
+    'Receipt not found',
+    '<h1>Receipt not found</h1><p>No receipt has this code. Check the code printed on the receipt, or ask the business that gave it.</p>',
+  );

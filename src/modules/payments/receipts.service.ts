@@ -1,0 +1,79 @@
+import type { AppContext } from '../../context.js';
+import { localDate } from '../../lib/calendar.js';
+import { displayReceiptCode, readReceiptCode, receiptNumberText } from '../../lib/receipt-codes.js';
+import { getCustomerRow } from '../customers/customers.service.js';
+import { getTrackRow } from '../tracks/tracks.service.js';
+import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
+import * as repo from './payments.repository.js';
+import type { PaymentsTable } from './payments.table.js';
+
+/** Whether a receipt still stands: a reversal or a refund marks it; the receipt itself never changes. */
+export type ReceiptStanding = 'valid' | 'reversed' | 'refunded';
+
+/** What a receipt shows: the facts of the money when it was recorded, and whether it still stands. */
+export interface ReceiptView {
+  business: BusinessCard;
+  number: string;
+  code: string;
+  /** Its code as stored: what its links carry. */
+  linkCode: string;
+  paymentId: string;
+  amount: number;
+  currency: string;
+  method: string;
+  reference: string | null;
+  /** Calendar date in the business's zone. */
+  paidOn: string;
+  customer: string | null;
+  planTitle: string | null;
+  /** The plan's balance right after the payment; null for money on no plan. */
+  balanceAfter: number | null;
+  standing: ReceiptStanding;
+  /** When it stopped standing, as a date in the business's zone, and why the business said it was reversed. */
+  endedOn: string | null;
+  reversalReason: string | null;
+  /** Test-mode money: no real money moved. */
+  test: boolean;
+}
+
+function standingOf(row: PaymentsTable): ReceiptStanding {
+  if (row.status !== 'reversed') return 'valid';
+  return row.refund_status === 'succeeded' ? 'refunded' : 'reversed';
+}
+
+/** A payment's receipt as it reads; undefined for a payment without one. */
+export async function receiptView(ctx: AppContext, row: PaymentsTable): Promise<ReceiptView | undefined> {
+  if (row.receipt_number === null || row.receipt_code === null) return undefined;
+  const tenant = { workspaceId: row.workspace_id, mode: row.mode };
+  const business = await businessCard(ctx.db, row.workspace_id);
+  const plan = row.track_id ? await getTrackRow(ctx.db, tenant, row.track_id) : undefined;
+  const customer = row.customer_id ? await getCustomerRow(ctx.db, tenant, row.customer_id) : undefined;
+  const standing = standingOf(row);
+  return {
+    business,
+    number: receiptNumberText(row.receipt_number),
+    code: displayReceiptCode(row.receipt_code),
+    linkCode: row.receipt_code,
+    paymentId: row.id,
+    amount: row.amount,
+    currency: row.currency,
+    method: row.method,
+    reference: row.reference,
+    paidOn: localDate(row.paid_at, business.timeZone),
+    customer: customer?.name ?? null,
+    planTitle: plan?.title ?? null,
+    balanceAfter: row.balance_after,
+    standing,
+    endedOn: standing !== 'valid' && row.reversed_at ? localDate(row.reversed_at, business.timeZone) : null,
+    reversalReason: standing === 'reversed' ? row.reversal_reason : null,
+    test: row.mode === 'test',
+  };
+}
+
+/** The receipt a code (as a person may type it) verifies, in whatever workspace it is; undefined for none. */
+export async function receiptByCode(ctx: AppContext, text: string): Promise<ReceiptView | undefined> {
+  const code = readReceiptCode(text);
+  if (code === null) return undefined;
+  const row = await repo.findByReceiptCode(ctx.db, code);
+  return row ? receiptView(ctx, row) : undefined;
+}

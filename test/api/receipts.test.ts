@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { newTrack, newWorkspace } from '../helpers/factories.js';
+
+describe('receipts', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(() => t.close());
+
+  const page = (path: string) => t.app.inject({ method: 'GET', url: path });
+
+  test('every payment has a receipt: numbered in order, with a code and a public page', async () => {
+    const { api } = await newWorkspace(t);
+    const plan = await newTrack(api, { amount: 50_000, title: 'Freezer' });
+    const first = await api.post('/payments', {
+      trackId: plan.id,
+      amount: 20_000,
+      method: 'cash',
+      reference: 'R1',
+    });
+    const second = await api.post('/payments', { trackId: plan.id, amount: 5_000, method: 'bank_transfer' });
+    assert.equal(first.status, 201);
+    const receipt = first.body.data.receipt;
+    assert.equal(receipt.number, 'R-000001');
+    assert.equal(second.body.data.receipt.number, 'R-000002');
+    assert.match(receipt.code, /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
+    const code = receipt.code.replaceAll('-', '');
+    assert.equal(receipt.url, `${t.ctx.config.publicUrl}/r/${code}`);
+    assert.deepEqual((await api.get(`/payments/${first.body.data.id}`)).body.data.receipt, receipt);
+
+    const shown = await page(`/r/${code}`);
+    assert.equal(shown.statusCode, 200);
+    assert.match(shown.headers['content-type'] as string, /text\/html/);
+    assert.match(shown.headers['content-security-policy'] as string, /frame-ancestors 'none'/);
+    assert.equal(shown.headers['x-frame-options'], 'DENY');
+    for (const fact of ['R-000001', '₦200.00', 'Freezer', 'Cash', 'R1', '₦300.00', receipt.code, 'Valid']) {
+      assert.ok(shown.body.includes(fact), `the page shows ${fact}`);
+    }
+    // The code reveals its own receipt only.
+    assert.ok(!shown.body.includes('R-000002') && !shown.body.includes('₦50.00'));
+    // As a person may type it: lower case, dashes, O for 0.
+    const typed = await page(`/r/${receipt.code.toLowerCase().replaceAll('0', 'o')}`);
+    assert.equal(typed.statusCode, 200);
+    assert.ok(typed.body.includes('R-000001'));
+  });
+
+  test('numbers are per workspace and mode, and a refused payment takes none', async () => {
+    const a = await newWorkspace(t);
+    const b = await newWorkspace(t);
+    const planA = await newTrack(a.api, { amount: 100 });
+    const planB = await newTrack(b.api, { amount: 100 });
+    const livePlan = await newTrack(a.live, { amount: 100 });
+    assert.equal(
+      (await a.api.post('/payments', { trackId: planA.id, amount: 10 })).body.data.receipt.number,
+      'R-000001',
+    );
+    assert.equal((await a.api.post('/payments', { trackId: planA.id, amount: 1_000 })).status, 422);
+    assert.equal(
+      (await b.api.post('/payments', { trackId: planB.id, amount: 10 })).body.data.receipt.number,
+      'R-000001',
+    );
+    assert.equal(
+      (await a.live.post('/payments', { trackId: livePlan.id, amount: 10 })).body.data.receipt.number,
+      'R-000001',
+    );
+    assert.equal(
+      (await a.api.post('/payments', { trackId: planA.id, amount: 10 })).body.data.receipt.number,
+      'R-000002',
+    );
+  });
+
+  test('50 concurrent payments (and 10 refused among them) take receipt numbers 1 to 50 with no gap', async () => {
+    const { api } = await newWorkspace(t);
+    const plans = await Promise.all(Array.from({ length: 5 }, () => newTrack(api, { amount: 1_000 })));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        api.post('/payments', { trackId: plans[i % 5]?.id, amount: 100, reference: `C-${i}` }),
+      ),
+    );
+    const created = results.filter((r) => r.status === 201);
+    assert.equal(created.length, 50);
+    const numbers = created.map((r) => Number(r.body.data.receipt.number.slice(2))).sort((x, y) => x - y);
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+    const codes = new Set(created.map((r) => r.body.data.receipt.code));
+    assert.equal(codes.size, 50);
+    const next = await api.post('/payments', {
+      trackId: (await newTrack(api, { amount: 10 })).id,
+      amount: 10,
+    });
+    assert.equal(next.body.data.receipt.number, 'R-000051');
+  });
+
+  test('a reversed payment keeps its number and its page says it no longer counts', async () => {
+    const { api } = await newWorkspace(t);
+    const plan = await newTrack(api, { amount: 10_000 });
+    const paid = await api.post('/payments', { trackId: plan.id, amount: 4_000, method: 'cash' });
+    const { receipt } = paid.body.data;
+    const reversed = await api.post(`/payments/${paid.body.data.id}/reverse`, { reason: 'bounced cheque' });
+    assert.equal(reversed.status, 200);
+    assert.deepEqual(reversed.body.data.receipt, receipt);
+    const shown = await page(`/r/${receipt.code}`);
+    assert.equal(shown.statusCode, 200);
+    assert.match(
+      shown.body,
+      /Reversed on [^:]+ \(bounced cheque\): Test workspace no longer counts this payment/,
+    );
+    assert.ok(!shown.body.includes('Valid:'));
+    const again = await api.post('/payments', { trackId: plan.id, amount: 4_000 });
+    assert.equal(again.body.data.receipt.number, 'R-000002');
+  });
+
+  test('a code no receipt has, or text no code has, is a clear 404 page', async () => {
+    for (const path of ['/r/0000-0000-0000', '/r/not-a-code', '/r/%E0%A4%A', '/r/']) {
+      const shown = await page(path);
+      assert.equal(shown.statusCode, 404, path);
+      assert.match(shown.headers['content-type'] as string, /text\/html/);
+      assert.match(shown.body, /Receipt not found/);
+    }
+  });
+
+  test('the page is rate-limited per address', async () => {
+    const codes = Array.from({ length: 31 }, () => page('/r/0000-0000-0001'));
+    const answers = await Promise.all(codes);
+    // Earlier tests in this file spent some of the minute's allowance; whatever is left runs out here.
+    assert.ok(answers.some((a) => a.statusCode === 429));
+  });
+});
