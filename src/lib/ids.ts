@@ -24,6 +24,7 @@ export const ID_PREFIXES = {
   auditEntry: 'aud',
   apiKey: 'key',
   job: 'job',
+  portalLink: 'cpl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -11,6 +11,7 @@ import type { ModuleManifest } from './manifest.js';
 import { messagesModule } from './messages/messages.module.js';
 import { paymentsModule } from './payments/payments.module.js';
 import { peopleModule } from './people/people.module.js';
+import { portalModule } from './portal/portal.module.js';
 import { providersModule } from './providers/providers.module.js';
 import { remindersModule } from './reminders/reminders.module.js';
 import { reportsModule } from './reports/reports.module.js';
@@ -26,6 +27,7 @@ export const modules: readonly ModuleManifest[] = [
   customersModule,
   tracksModule,
   paymentsModule,
+  portalModule,
   schedulesModule,
   mandatesModule,
   attemptsModule,

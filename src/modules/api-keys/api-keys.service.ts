@@ -14,9 +14,12 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_FORM = /^pt_(test|live)_[0-9A-Za-z]{32}$/;
 
 /** The request's tenant, with its clock, and what its key may do. */
-/** Who acts: an API key, or a person signed in to the console (whose calls go through the API inside). */
+/**
+ * Who acts: an API key, a person signed in to the console, or a customer on their own page through its link (the
+ * last two call the API inside the server).
+ */
 export interface Actor {
-  type: 'key' | 'user';
+  type: 'key' | 'user' | 'payer';
   id: string;
 }
 

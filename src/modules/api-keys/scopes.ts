@@ -34,6 +34,7 @@ const SEGMENT_RESOURCE: Record<string, ScopeResource> = {
   messages: 'reminders',
   account: 'account',
   'audit-log': 'account',
+  'portal-links': 'customers',
 };
 
 export const ALL_SCOPES: readonly Scope[] = SCOPE_RESOURCES.flatMap(

@@ -22,7 +22,13 @@ export const AuditEntry = Type.Object(
   {
     id: Type.String({ description: 'aud_…' }),
     actor: Type.Object({
-      type: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('system')]),
+      type: Type.Union(
+        [Type.Literal('user'), Type.Literal('key'), Type.Literal('payer'), Type.Literal('system')],
+        {
+          description:
+            'user: a person in the console; key: an API key; payer: the customer, through a link to their page (actor id: the customer); system: paytrack itself.',
+        },
+      ),
       id: Nullable(Type.String()),
     }),
     action: Type.String({

@@ -1,6 +1,6 @@
 import type { Mode } from '../../lib/tenant.js';
 
-export type ActorType = 'user' | 'key' | 'system';
+export type ActorType = 'user' | 'key' | 'payer' | 'system';
 
 /** One change in the audit trail; append-only (the database refuses updates and deletes). */
 export interface AuditEntriesTable {

@@ -72,6 +72,7 @@ export function auditPages(app: FastifyInstance, ctx: AppContext) {
           const person = names.get(e.actor.id);
           return `${esc(person?.name ?? person?.email ?? e.actor.id)} (person)`;
         }
+        if (e.actor.type === 'payer') return `The customer ${esc(e.actor.id)} (their page)`;
         return e.actor.type === 'key' ? `API key ${esc(e.actor.id)}` : 'paytrack';
       };
       const record = (e: AuditEntry) => {

@@ -45,9 +45,6 @@ export const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   reminder_sent: 'Reminder sent.',
 };
 
-/** Mandates read to find a customer's (the API lists them by status only), at most. */
-const MOST_MANDATES = 1000;
-
 type Query = Record<string, string | undefined>;
 
 const cursorOf = (value: string | undefined) =>
@@ -193,19 +190,10 @@ ${customerFields(values, error)}
 
 const trimmed = (value: string | undefined) => (value ?? '').trim();
 
-/** Finds all of a customer's mandates, reading the workspace's mandates page by page (up to a bound). */
+/** A customer's mandates (up to a page of 100, newest first), read by payer. */
 async function mandatesOf(visit: Visit, customerId: string) {
-  const mine: Mandate[] = [];
-  let cursor: string | undefined;
-  let read = 0;
-  do {
-    const page = await visit.api.get<List<Mandate>>('/payment-mandates', { limit: 100, cursor });
-    if (!page.ok) return { mandates: mine, error: page.error };
-    read += page.data.items.length;
-    mine.push(...page.data.items.filter((m) => m.payer_id === customerId));
-    cursor = page.data.next_cursor ?? undefined;
-  } while (cursor && read < MOST_MANDATES);
-  return { mandates: mine, error: null };
+  const page = await visit.api.get<List<Mandate>>('/payment-mandates', { payer_id: customerId, limit: 100 });
+  return page.ok ? { mandates: page.data.items, error: null } : { mandates: [], error: page.error };
 }
 
 function section(id: string, title: string, body: string) {

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { DialectName } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
+import { sha256 } from '../../lib/link-tokens.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
 import { type AuthorizationState, ProviderCallError } from '../../ports/live-provider.js';
@@ -11,7 +12,7 @@ import { type LiveProvider, liveProvider } from '../providers/adapters.service.j
 import { findScheduleRow } from '../schedules/index.js';
 import { toApi } from './mandates.mapper.js';
 import * as repo from './mandates.repository.js';
-import { activate, defaultCurrencyOf, sha256 } from './mandates.service.js';
+import { activate, defaultCurrencyOf } from './mandates.service.js';
 import type { MandateStatus, MandatesTable } from './mandates.table.js';
 
 /**

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { localDate } from '../../lib/calendar.js';
 import { dayInWords } from '../../lib/in-words.js';
+import { randomToken, sha256 } from '../../lib/link-tokens.js';
 import { formatMoney } from '../../lib/money.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
@@ -17,7 +18,7 @@ import { awaitingProvider, checkAuthorization, sendToProvider } from './consent.
 import { agreementText, cadenceOf, type Terms } from './consent.terms.js';
 import { toApi } from './mandates.mapper.js';
 import * as repo from './mandates.repository.js';
-import { randomToken, registerAndActivate, sha256 } from './mandates.service.js';
+import { registerAndActivate } from './mandates.service.js';
 import type { ConsentEvidence, MandatesTable } from './mandates.table.js';
 
 /** Why a consent link shows no form. */

@@ -74,6 +74,7 @@ export function list(
 ) {
   let q = db.selectFrom('mandates').selectAll().where(inTenant(tenant));
   if (query.status) q = q.where('status', '=', query.status);
+  if (query.payer_id) q = q.where('payer_id', '=', query.payer_id);
   return q.$call(newestFirst(afterId, query.limit)).execute();
 }
 

@@ -152,7 +152,13 @@ export const Mandate = Type.Object(
 export type Mandate = Static<typeof Mandate>;
 
 export const MandateListQuery = Type.Object(
-  { ...PaginationQuery, status: Type.Optional(Type.Enum(MANDATE_STATUSES)) },
+  {
+    ...PaginationQuery,
+    status: Type.Optional(Type.Enum(MANDATE_STATUSES)),
+    payer_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Only the mandates of this customer.' }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type MandateListQuery = Static<typeof MandateListQuery>;

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { type DialectName, isUniqueViolation } from '../../db/dialect.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
@@ -6,6 +5,7 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
+import { randomToken, sha256 } from '../../lib/link-tokens.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
 import type { AuthorizationState } from '../../ports/live-provider.js';
@@ -32,15 +32,6 @@ export {
 export type ActiveAuthorization = Extract<AuthorizationState, { status: 'active' }>;
 
 export const CONSENT_TTL_MS = 24 * 60 * 60 * 1000;
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/** A random token for a URL or a form: 32 bytes, base64url. */
-export function randomToken(prefix: string): string {
-  return `${prefix}_${randomBytes(32).toString('base64url')}`;
-}
 
 /** The payer: the customer named, else the customer of the schedule's plan; both must agree when both are known. */
 async function payerOf(trx: Trx, tenant: TenantRef, input: MandateCreate, scheduleTrackId: string | null) {

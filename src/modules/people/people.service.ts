@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { DialectName } from '../../db/dialect.js';
 import type { Db, DbOrTrx, Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import { isEmail } from '../../lib/email.js';
 import { newId } from '../../lib/ids.js';
+import { randomToken, sha256 } from '../../lib/link-tokens.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../../lib/passwords.js';
 import type { Mode } from '../../lib/tenant.js';
 import { lockWorkspace } from '../workspaces/workspaces.service.js';
@@ -22,8 +23,7 @@ export const SESSION_MAX_MS = 7 * 24 * HOUR_MS;
 export const FAILURES_ALLOWED = 5;
 const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const token = (prefix: string) => `${prefix}_${randomBytes(32).toString('base64url')}`;
+const token = randomToken;
 const later = (at: Date, ms: number) => new Date(at.getTime() + ms).toISOString();
 
 export const isRole = (role: string): role is Role => (ROLES as readonly string[]).includes(role);

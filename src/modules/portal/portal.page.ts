@@ -1,0 +1,212 @@
+import { contactHtml, escapeHtml, page } from '../../http/html-page.js';
+import { dayInWords } from '../../lib/in-words.js';
+import { formatMoney } from '../../lib/money.js';
+import type { BusinessCard } from '../workspaces/workspaces.service.js';
+
+/** The customer's page, phone first and without script: what is owed, what was paid, and what they can do. */
+
+export interface PortalPlan {
+  id: string;
+  title: string;
+  amount: number;
+  amountPaid: number;
+  balance: number;
+  currency: string;
+  status: string;
+}
+
+export interface PortalObligation {
+  id: string;
+  track_id: string | null;
+  due_date: string;
+  amount: number;
+  amount_paid: number;
+  currency: string;
+  status: string;
+}
+
+export interface PortalPayment {
+  id: string;
+  trackId: string | null;
+  amount: number;
+  currency: string;
+  status: string;
+  paidAt: string;
+  refund: { status: string } | null;
+  receipt: { number: string; code: string; url: string } | null;
+}
+
+export interface PortalMandate {
+  id: string;
+  status: string;
+  provider: string;
+  schedule_id: string | null;
+  activated_at: string | null;
+}
+
+export interface PortalView {
+  token: string;
+  business: BusinessCard;
+  customerName: string;
+  /** Today in the business's zone. */
+  today: string;
+  test: boolean;
+  plans: PortalPlan[];
+  obligations: PortalObligation[];
+  payments: PortalPayment[];
+  mandates: PortalMandate[];
+  notice: string | null;
+}
+
+const esc = escapeHtml;
+const money = (amount: number, currency: string) => esc(formatMoney(amount, currency));
+const day = (date: string) => esc(dayInWords(date.slice(0, 10)));
+
+const OBLIGATION_WORDS: Record<string, string> = {
+  paid: 'Paid',
+  overdue: 'Overdue',
+  partially_paid: 'Part paid',
+  pending: 'Upcoming',
+  cancelled: 'Cancelled',
+  written_off: 'Written off',
+};
+
+function obligationWords(o: PortalObligation, today: string): string {
+  if (o.status === 'pending' && o.due_date <= today) return 'Due';
+  return OBLIGATION_WORDS[o.status] ?? o.status.replaceAll('_', ' ');
+}
+
+/** The page's shell: the business on the masthead, in its colour. */
+export function portalPage(business: BusinessCard, title: string, body: string): string {
+  return page(title, body, { masthead: business.name, brandColor: business.brandColor });
+}
+
+function planSection(view: PortalView, plan: PortalPlan): string {
+  const mine = view.obligations
+    .filter((o) => o.track_id === plan.id && o.status !== 'cancelled')
+    .sort((a, b) => (a.due_date < b.due_date ? -1 : a.due_date > b.due_date ? 1 : 0));
+  const rows = mine
+    .map((o) => {
+      const left = o.amount - o.amount_paid;
+      const owed = o.status === 'partially_paid' ? ` (${money(left, o.currency)} left)` : '';
+      return `<tr><td>${day(o.due_date)}</td><td class="amount">${money(o.amount, o.currency)}</td><td>${esc(obligationWords(o, view.today))}${owed}</td></tr>`;
+    })
+    .join('');
+  const schedule = rows
+    ? `<table><caption>Instalments of ${esc(plan.title)}</caption><thead><tr><th scope="col">Due</th><th scope="col" class="amount">Amount</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`
+    : '';
+  const pay =
+    plan.status === 'active' && plan.balance > 0
+      ? `<form method="post" action="/c/${esc(view.token)}/pay"><input type="hidden" name="plan" value="${esc(plan.id)}"><div class="actions"><button class="approve" type="submit">Pay now</button></div></form>`
+      : '';
+  const state = plan.status === 'completed' ? '<p><strong>Paid in full.</strong> Thank you.</p>' : '';
+  return `<section aria-labelledby="plan-${esc(plan.id)}">
+<h2 id="plan-${esc(plan.id)}">${esc(plan.title)}</h2>
+${state}<dl><dt>Total</dt><dd>${money(plan.amount, plan.currency)}</dd><dt>Paid</dt><dd>${money(plan.amountPaid, plan.currency)}</dd><dt>Left to pay</dt><dd><strong>${money(plan.balance, plan.currency)}</strong></dd></dl>
+${schedule}${pay}
+</section>`;
+}
+
+function paymentsSection(view: PortalView): string {
+  if (view.payments.length === 0) return '<h2 id="payments">Payments</h2><p>No payments yet.</p>';
+  const titles = new Map(view.plans.map((p) => [p.id, p.title]));
+  const rows = view.payments
+    .map((p) => {
+      const receipt = p.receipt
+        ? `<a href="/r/${esc(p.receipt.code.replaceAll('-', ''))}">${esc(p.receipt.number)}</a>`
+        : '';
+      const state =
+        p.status === 'reversed' ? (p.refund?.status === 'succeeded' ? ' (refunded)' : ' (reversed)') : '';
+      const what = p.trackId ? (titles.get(p.trackId) ?? '') : 'Credit';
+      return `<tr><td>${day(p.paidAt)}</td><td class="amount">${money(p.amount, p.currency)}${esc(state)}</td><td>${esc(what)}</td><td>${receipt}</td></tr>`;
+    })
+    .join('');
+  return `<h2 id="payments">Payments</h2><table><caption>Your latest payments, with their receipts</caption><thead><tr><th scope="col">Date</th><th scope="col" class="amount">Amount</th><th scope="col">For</th><th scope="col">Receipt</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function mandatesSection(view: PortalView): string {
+  const standing = view.mandates.filter((m) => m.status === 'active' || m.status === 'pending');
+  if (standing.length === 0) return '';
+  const items = standing
+    .map((m) => {
+      const since = m.activated_at ? `, since ${day(m.activated_at)}` : ' (waiting for approval)';
+      return `<li>Automatic payments${esc(since)} — <a href="/c/${esc(view.token)}/mandates/${esc(m.id)}">Stop them</a></li>`;
+    })
+    .join('');
+  return `<h2 id="mandates">Automatic payments</h2><ul>${items}</ul>`;
+}
+
+/** The customer's page. */
+export function portalHome(view: PortalView): string {
+  const open = view.plans.filter((p) => p.status === 'active');
+  const done = view.plans.filter((p) => p.status !== 'active');
+  const totals = new Map<string, number>();
+  for (const p of open) totals.set(p.currency, (totals.get(p.currency) ?? 0) + p.balance);
+  const owed = [...totals].map(([currency, amount]) => money(amount, currency)).join(' and ');
+  const intro = owed
+    ? `<p>You have <strong>${owed}</strong> left to pay to ${esc(view.business.name)}.</p>`
+    : `<p>You owe nothing to ${esc(view.business.name)} now.</p>`;
+  const notice = view.notice ? `<p class="receipt-valid" role="status">${esc(view.notice)}</p>` : '';
+  return portalPage(
+    view.business,
+    `Your account with ${view.business.name}`,
+    `<h1>Hello, ${esc(view.customerName)}</h1>
+${view.test ? '<p class="note">Test mode: no money moves.</p>' : ''}${notice}${intro}
+${[...open, ...done].map((plan) => planSection(view, plan)).join('\n')}
+${paymentsSection(view)}
+<h2 id="statement">Statement</h2>
+<p>Every charge and payment with the running balance.</p>
+<div class="actions"><a class="button" href="/c/${esc(view.token)}/statement">View statement</a><a class="button" href="/c/${esc(view.token)}/statement.pdf">Download PDF</a></div>
+${mandatesSection(view)}
+${contactHtml(view.business, 'Questions? Contact')}`,
+  );
+}
+
+/** Asks before a mandate is revoked: a link must not stop payments by being opened. */
+export function revokeMandateForm(
+  view: { token: string; business: BusinessCard },
+  mandate: PortalMandate,
+): string {
+  return portalPage(
+    view.business,
+    'Stop automatic payments',
+    `<h1>Stop automatic payments?</h1>
+<p>${esc(view.business.name)} will no longer take payments automatically on this authority. What you owe stays owed: you can pay it from your page.</p>
+<form method="post"><div class="actions"><button class="approve" type="submit">Stop automatic payments</button><a class="button decline" href="/c/${esc(view.token)}">Keep them</a></div></form>
+<p class="note">Reference ${esc(mandate.id)}</p>`,
+  );
+}
+
+export type ClosedLink = 'unknown' | 'expired' | 'revoked' | 'rate_limited' | 'error';
+
+/** A link that opens nothing, and why, with what the customer can do. */
+export function closedLinkPage(
+  reason: ClosedLink,
+  business: BusinessCard | null,
+): { status: number; html: string } {
+  const ask = business
+    ? contactHtml(business, 'For a new link, contact')
+    : '<p>Ask the business that sent it for a new link.</p>';
+  const pages: Record<ClosedLink, [number, string, string]> = {
+    unknown: [404, 'Link not valid', '<p>This link is not valid. Check that it was copied whole.</p>'],
+    expired: [
+      410,
+      'Link expired',
+      `<p>This link has expired, and nothing can be seen or paid with it.</p>${ask}`,
+    ],
+    revoked: [
+      410,
+      'Link withdrawn',
+      `<p>This link was withdrawn, and nothing can be seen or paid with it.</p>${ask}`,
+    ],
+    rate_limited: [
+      429,
+      'Too many requests',
+      '<p>Nothing was changed. Wait a minute, then open the link again.</p>',
+    ],
+    error: [500, 'Something went wrong', '<p>Nothing was changed. Open the link again.</p>'],
+  };
+  const [status, title, body] = pages[reason];
+  const html = `<h1>${title}</h1>${body}`;
+  return { status, html: business ? portalPage(business, title, html) : page(title, html) };
+}

@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ManualClock } from '../../src/lib/clock.js';
+import type { Client } from '../helpers/api.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { approvedMandate, newSchedule } from '../helpers/collections.js';
+import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
+
+const NOW = '2028-01-10T09:00:00.000Z';
+
+describe('customer page links', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ clock: new ManualClock(new Date(NOW)) });
+  });
+  after(() => t.close());
+
+  const open = (url: string, method: 'GET' | 'POST' = 'GET', payload?: string) =>
+    t.app.inject({
+      method,
+      url: new URL(url, 'http://x').pathname + new URL(url, 'http://x').search,
+      ...(payload === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload }),
+    });
+
+  async function customerWithPlan(api: Client, name = 'Chioma Eze', title = 'Deep freezer') {
+    const customer = await newCustomer(api, { name });
+    const plan = await newTrack(api, { customerId: customer.id, title, amount: 90_000 });
+    await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'monthly',
+      fixed_amount: 30_000,
+      start_date: '2028-01-05T09:00:00Z',
+      end_date: '2028-03-05T09:00:00Z',
+      collection_method: 'manual',
+    });
+    return { customer, plan };
+  }
+
+  test('a link opens the customer’s own page: plans, instalments, payments with receipts, nothing of another customer', async () => {
+    const { api } = await newWorkspace(t);
+    const { customer, plan } = await customerWithPlan(api);
+    await customerWithPlan(api, 'Bola Ade', 'Generator of another customer');
+    const paid = await api.post('/payments', { trackId: plan.id, amount: 20_000, method: 'cash' });
+    const made = await api.post(`/customers/${customer.id}/portal-links`, {});
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const link = made.body.data;
+    assert.match(link.id, /^cpl_/);
+    assert.match(link.url, /\/c\/cp_[A-Za-z0-9_-]{43}$/);
+    assert.equal(link.status, 'active');
+    assert.equal(link.expiresAt, '2028-02-09T09:00:00.000Z');
+
+    const page = await open(link.url);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.headers['content-security-policy'] as string, /frame-ancestors 'none'/);
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    assert.doesNotMatch(page.body, /<script/);
+    for (const text of [
+      'Hello, Chioma Eze',
+      'Deep freezer',
+      '₦700.00',
+      '₦200.00',
+      paid.body.data.receipt.number,
+      'Overdue',
+      'Upcoming',
+      'Pay now',
+    ]) {
+      assert.ok(page.body.includes(text), `the page shows ${text}`);
+    }
+    assert.ok(!page.body.includes('Generator of another customer') && !page.body.includes('Bola Ade'));
+
+    // The link is listed without its URL, which exists in the creation answer alone.
+    const listed = await api.get(`/customers/${customer.id}/portal-links`);
+    assert.equal(listed.body.data.items[0].id, link.id);
+    assert.equal(listed.body.data.items[0].url, null);
+    assert.ok(listed.body.data.items[0].lastOpenedAt);
+  });
+
+  test('bad requests are named and make nothing', async () => {
+    const { api } = await newWorkspace(t);
+    const customer = await newCustomer(api, { name: 'Ngozi Ike' });
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ expires_at: '2027-01-01T00:00:00Z' }, 422, 'expires_at'],
+      [{ expires_at: '2030-01-01T00:00:00Z' }, 422, 'expires_at'],
+      [{ expires_at: 'soon' }, 422, 'expires_at'],
+      [{ send: 'email' }, 422, 'send'],
+      [{ send: 'pigeon' }, 422, 'send'],
+      [{ colour: 'red' }, 422, 'colour'],
+    ];
+    for (const [body, status, field] of cases) {
+      const res = await api.post(`/customers/${customer.id}/portal-links`, body);
+      assert.equal(res.status, status, JSON.stringify(res.body));
+      assert.ok(JSON.stringify(res.body.error).includes(field), `${JSON.stringify(body)} names ${field}`);
+    }
+    assert.equal((await api.get(`/customers/${customer.id}/portal-links`)).body.data.items.length, 0);
+    assert.equal((await api.get('/reminders')).body.data.items.length, 0);
+    const unknown = await api.post('/customers/cus_unknown/portal-links', {});
+    assert.equal(unknown.status, 404);
+  });
+
+  test('sent by SMS: a reminder carries the link', async () => {
+    const { api } = await newWorkspace(t);
+    const customer = await newCustomer(api);
+    const made = await api.post(`/customers/${customer.id}/portal-links`, { send: 'sms' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const [reminder] = (await api.get(`/reminders?customerId=${customer.id}`)).body.data.items;
+    assert.equal(reminder.id, made.body.data.reminderId);
+    assert.equal(reminder.channel, 'sms');
+    assert.ok(reminder.message.includes(made.body.data.url));
+  });
+
+  test('a revoked or expired link shows a clear page and changes nothing; an unknown one is a 404 page', async () => {
+    const { api } = await newWorkspace(t);
+    const { customer, plan } = await customerWithPlan(api);
+    const revokedLink = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+    const revoked = await api.delete(`/portal-links/${revokedLink.id}`);
+    assert.equal(revoked.status, 200);
+    assert.equal(revoked.body.data.status, 'revoked');
+    assert.equal((await api.delete(`/portal-links/${revokedLink.id}`)).status, 409);
+    const shown = await open(revokedLink.url);
+    assert.equal(shown.statusCode, 410);
+    assert.match(shown.body, /This link was withdrawn/);
+    const pay = await open(`${revokedLink.url}/pay`, 'POST', `plan=${plan.id}`);
+    assert.equal(pay.statusCode, 410);
+
+    const shortLived = (
+      await api.post(`/customers/${customer.id}/portal-links`, { expires_at: '2028-01-11T09:00:00Z' })
+    ).body.data;
+    assert.equal((await open(shortLived.url)).statusCode, 200);
+    await api.post('/account/test-clock/advance', { to: '2028-01-11T09:00:00Z' });
+    const expired = await open(shortLived.url);
+    assert.equal(expired.statusCode, 410);
+    assert.match(expired.body, /This link has expired/);
+    const listed = await api.get(`/customers/${customer.id}/portal-links`);
+    assert.deepEqual(
+      listed.body.data.items.map((l: { status: string }) => l.status),
+      ['expired', 'revoked'],
+    );
+    assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 90_000);
+
+    for (const url of ['/c/cp_nope', `/c/cp_${'A'.repeat(43)}`, '/c/%E0%A4%A']) {
+      const unknown = await open(url);
+      assert.equal(unknown.statusCode, 404, url);
+      assert.match(unknown.body, /This link is not valid/);
+    }
+  });
+
+  test('the customer stops their automatic payments: recorded as the payer’s revocation; another customer’s mandate cannot be reached', async () => {
+    const { api } = await newWorkspace(t);
+    const customer = await newCustomer(api, { name: 'Chioma Eze' });
+    const plan = await newTrack(api, { customerId: customer.id, amount: 30_000 });
+    const other = { plan: await newTrack(api, { amount: 30_000 }) };
+    const schedule = await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'monthly',
+      fixed_amount: 10_000,
+      start_date: '2028-02-01T09:00:00Z',
+      collection_method: 'auto_debit',
+    });
+    const mandate = await approvedMandate(t, api, schedule.id);
+    const otherSchedule = await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: other.plan.id,
+      frequency: 'monthly',
+      fixed_amount: 10_000,
+      start_date: '2028-02-01T09:00:00Z',
+      collection_method: 'auto_debit',
+    });
+    const otherMandate = await approvedMandate(t, api, otherSchedule.id);
+    const link = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+    const page = await open(link.url);
+    assert.ok(page.body.includes(`/mandates/${mandate.id}`));
+    assert.ok(!page.body.includes(otherMandate.id));
+
+    // Opening the page that asks changes nothing; another customer's mandate is not found.
+    const asked = await open(`${link.url}/mandates/${mandate.id}`);
+    assert.equal(asked.statusCode, 200);
+    assert.match(asked.body, /Stop automatic payments\?/);
+    const foreign = await open(`${link.url}/mandates/${otherMandate.id}`, 'POST', '');
+    assert.equal(foreign.statusCode, 404);
+    assert.equal((await api.get(`/payment-mandates/${otherMandate.id}`)).body.data.status, 'active');
+    assert.equal((await api.get(`/payment-mandates/${mandate.id}`)).body.data.status, 'active');
+
+    const stopped = await open(`${link.url}/mandates/${mandate.id}`, 'POST', '');
+    assert.equal(stopped.statusCode, 303);
+    assert.match(stopped.headers.location as string, /\?notice=mandate_revoked$/);
+    const after = (await api.get(`/payment-mandates/${mandate.id}`)).body.data;
+    assert.equal(after.status, 'revoked');
+    assert.equal(after.revocation_reason, 'Revoked by the payer on their page');
+    const audit = await api.get('/audit-log?limit=5');
+    const entry = audit.body.data.items.find((e: { action: string }) => e.action.includes('revoke'));
+    assert.deepEqual(entry.actor, { type: 'payer', id: customer.id });
+    const home = await open(stopped.headers.location as string);
+    assert.match(home.body, /Automatic payments stopped/);
+  });
+
+  test('the page cannot change anything else through the API', async () => {
+    const { api } = await newWorkspace(t);
+    const { customer } = await customerWithPlan(api);
+    const link = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: `${new URL(link.url).pathname}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      payload: 'plan=trk_x',
+    });
+    assert.equal(forged.statusCode, 404);
+    const notMine = await open(`${link.url}/pay`, 'POST', 'plan=trk_unknown');
+    assert.equal(notMine.statusCode, 404);
+  });
+});
