@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { approvedMandate, newSchedule } from '../helpers/collections.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
+import { type FakeMessageProvider, startMessageProvider } from '../helpers/transports.js';
 
 const NOW = '2028-01-10T09:00:00.000Z';
 
@@ -98,17 +100,6 @@ describe('customer page links', () => {
     assert.equal((await api.get('/reminders')).body.data.items.length, 0);
     const unknown = await api.post('/customers/cus_unknown/portal-links', {});
     assert.equal(unknown.status, 404);
-  });
-
-  test('sent by SMS: a reminder carries the link', async () => {
-    const { api } = await newWorkspace(t);
-    const customer = await newCustomer(api);
-    const made = await api.post(`/customers/${customer.id}/portal-links`, { send: 'sms' });
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    const [reminder] = (await api.get(`/reminders?customerId=${customer.id}`)).body.data.items;
-    assert.equal(reminder.id, made.body.data.reminderId);
-    assert.equal(reminder.channel, 'sms');
-    assert.ok(reminder.message.includes(made.body.data.url));
   });
 
   test('a revoked or expired link shows a clear page and changes nothing; an unknown one is a 404 page', async () => {
@@ -210,5 +201,99 @@ describe('customer page links', () => {
     assert.equal(forged.statusCode, 404);
     const notMine = await open(`${link.url}/pay`, 'POST', 'plan=trk_unknown');
     assert.equal(notMine.statusCode, 404);
+  });
+});
+
+describe('customer page links sent in messages', () => {
+  let t: TestApp;
+  let provider: FakeMessageProvider;
+  before(async () => {
+    provider = await startMessageProvider();
+    t = await buildTestApp({
+      clock: new ManualClock(new Date('2028-01-20T12:00:00.000Z')),
+      env: { MESSAGE_PROVIDER_URL: provider.url, MESSAGE_PROVIDER_API_KEY: 'pk_test', SMS_FROM: 'PAYTRACK' },
+    });
+  });
+  after(async () => {
+    await t?.close();
+    await provider?.close();
+  });
+
+  /** The text of the last SMS the provider was asked to send to `to`. */
+  function lastTextTo(to: string): string {
+    const sent = provider.requests.filter((r) => JSON.stringify(r.body).includes(to)).at(-1);
+    assert.ok(sent, `an SMS to ${to}`);
+    const body = sent.body as Record<string, unknown>;
+    return String(body.text ?? body.message ?? body.body ?? JSON.stringify(body));
+  }
+  const linkIn = (text: string) => /https?:\/\/\S+\/c\/cp_[A-Za-z0-9_-]{43}/.exec(text)?.[0];
+
+  test('send: only the customer receives the link, made when the reminder is sent; the API never shows its token', async () => {
+    const { live: api } = await newWorkspace(t);
+    const customer = await newCustomer(api, { name: 'Emeka Obi' });
+    const made = await api.post(`/customers/${customer.id}/portal-links`, { send: 'sms' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.data.url, null);
+    const queued = (await api.get(`/reminders?customerId=${customer.id}`)).body.data.items[0];
+    assert.equal(queued.id, made.body.data.reminderId);
+    assert.match(queued.message, /\{customer_page_link\}/);
+    await api.post('/reminders/send', { reminderIds: [queued.id] });
+    await t.worker.drain();
+    const sent = (await api.get(`/reminders?customerId=${customer.id}`)).body.data.items[0];
+    assert.equal(sent.status, 'sent');
+    assert.doesNotMatch(JSON.stringify(sent), /cp_[A-Za-z0-9_-]{43}/);
+    const url = linkIn(lastTextTo(customer.phone));
+    assert.ok(url, 'the SMS carries the link');
+    const page = await t.app.inject({ method: 'GET', url: new URL(url).pathname });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Hello, Emeka Obi/);
+  });
+
+  test('a link revoked before its reminder went out is not sent', async () => {
+    const { live: api } = await newWorkspace(t);
+    const customer = await newCustomer(api);
+    const made = (await api.post(`/customers/${customer.id}/portal-links`, { send: 'sms' })).body.data;
+    assert.equal((await api.delete(`/portal-links/${made.id}`)).status, 200);
+    const before = provider.requests.length;
+    await api.post('/reminders/send', { reminderIds: [made.reminderId] });
+    await t.worker.drain();
+    const reminder = (await api.get(`/reminders?customerId=${customer.id}`)).body.data.items[0];
+    assert.equal(reminder.status, 'cancelled');
+    assert.equal(reminder.skipReason, 'link_unavailable');
+    assert.equal(provider.requests.length, before);
+  });
+
+  test('with customerPage.inReminders, automatic reminders carry a link of their own', async () => {
+    const { live: api, workspaceId } = await newWorkspace(t, { timezone: 'Africa/Lagos' });
+    const settings = await api.patch('/account', { customerPage: { inReminders: true } });
+    assert.deepEqual(settings.body.data.customerPage, { inReminders: true });
+    const customer = await newCustomer(api, { name: 'Funke Ade' });
+    const plan = await newTrack(api, { customerId: customer.id, amount: 300_000, title: 'Generator' });
+    await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'monthly',
+      fixed_amount: 100_000,
+      start_date: '2028-01-25T09:00:00Z',
+      end_date: '2028-03-25T09:00:00Z',
+      collection_method: 'reminder_only',
+    });
+    t.clock.set(new Date('2028-01-22T07:00:00Z'));
+    try {
+      await runSweepsNow(t.ctx, { mode: 'live', workspaceId, now: t.clock.now() });
+      await t.worker.drain();
+    } finally {
+      t.clock.set(new Date('2028-01-20T12:00:00.000Z'));
+    }
+    const text = lastTextTo(customer.phone);
+    assert.match(text, /is due in 3 days/);
+    const url = linkIn(text);
+    assert.ok(url, `the reminder carries a link: ${text}`);
+    const page = await t.app.inject({ method: 'GET', url: new URL(url).pathname });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Generator/);
+    const reminder = (await api.get(`/reminders?customerId=${customer.id}&source=schedule`)).body.data
+      .items[0];
+    assert.doesNotMatch(reminder.message, /cp_/);
   });
 });

@@ -124,6 +124,39 @@ describe('receipts', () => {
     }
   });
 
+  test('with receipts.send on, each new receipt goes to its customer on the first channel they can be reached on', async () => {
+    const { api } = await newWorkspace(t);
+    const settings = await api.patch('/account', { receipts: { send: true, channels: ['whatsapp', 'sms'] } });
+    assert.equal(settings.status, 200, JSON.stringify(settings.body));
+    assert.deepEqual(settings.body.data.receipts, { send: true, channels: ['whatsapp', 'sms'] });
+    const plan = await newTrack(api, { amount: 50_000, title: 'Deep freezer' });
+    const paid = (await api.post('/payments', { trackId: plan.id, amount: 20_000 })).body.data;
+    await t.worker.drain();
+    const reminders = (await api.get(`/reminders?customerId=${plan.customerId}`)).body.data.items;
+    assert.equal(reminders.length, 1);
+    const [sent] = reminders;
+    assert.equal(sent.source, 'receipt');
+    assert.equal(sent.paymentId, paid.id);
+    assert.equal(sent.channel, 'whatsapp');
+    assert.equal(sent.status, 'sent');
+    assert.match(
+      sent.message,
+      /receipt R-000001\. ₦200\.00 received on .+ for Deep freezer\. Left to pay: ₦300\.00\. Check it: http/,
+    );
+    assert.ok(sent.message.includes(paid.receipt.url));
+    const logs = (await api.get(`/reminders/logs?reminderId=${sent.id}`)).body.data.items;
+    assert.equal(logs[0].status, 'simulated');
+
+    // Off (the default for a new workspace, and after null): no message.
+    assert.equal((await api.patch('/account', { receipts: null })).body.data.receipts.send, false);
+    await api.post('/payments', { trackId: plan.id, amount: 1_000 });
+    await t.worker.drain();
+    assert.equal((await api.get(`/reminders?customerId=${plan.customerId}`)).body.data.items.length, 1);
+    const bad = await api.patch('/account', { receipts: { channels: ['fax'] } });
+    assert.equal(bad.status, 422);
+    assert.ok(JSON.stringify(bad.body.error).includes('receipts'));
+  });
+
   test('the page is rate-limited per address', async () => {
     const codes = Array.from({ length: 31 }, () => page('/r/0000-0000-0001'));
     const answers = await Promise.all(codes);

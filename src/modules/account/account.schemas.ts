@@ -59,6 +59,37 @@ const ContactPolicyChange = Type.Object(
   },
 );
 
+const RECEIPTS_DESCRIPTION =
+  'Whether each new receipt is sent to its customer on its own (send), and on which channels in order (channels): the first the customer can be reached on and has not opted out of. An e-mail carries the receipt as PDF; SMS and WhatsApp carry its link. Sent at once through the reminder channels (listed with the reminders, source receipt, with their logs); quiet hours and the frequency caps do not hold a receipt back, an opt-out does.';
+
+export const ReceiptSettings = Type.Object(
+  {
+    send: Type.Boolean(),
+    channels: Type.Array(ContactChannel, { minItems: 1, maxItems: 3, uniqueItems: true }),
+  },
+  { title: 'ReceiptSettings', description: RECEIPTS_DESCRIPTION },
+);
+
+const ReceiptSettingsChange = Type.Object(
+  {
+    send: Type.Optional(Type.Boolean()),
+    channels: Type.Optional(Type.Array(ContactChannel, { minItems: 1, maxItems: 3, uniqueItems: true })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'What to change of the receipt settings; what is left out stays. Null restores the defaults (not sent; email, whatsapp, sms).',
+  },
+);
+
+const CUSTOMER_PAGE_DESCRIPTION =
+  "inReminders: automatic reminders carry a link to the customer's own page (a new link each, working 30 days), where they see what they owe and pay.";
+
+export const CustomerPageSettings = Type.Object(
+  { inReminders: Type.Boolean() },
+  { title: 'CustomerPageSettings', description: CUSTOMER_PAGE_DESCRIPTION, additionalProperties: false },
+);
+
 const COUNTRY_DESCRIPTION =
   'ISO 3166-1 alpha-2 code (such as NG), validated against the real list. Phone numbers written without ' +
   '`+` and a country code (0803 123 4567) are read in it and kept in E.164.';
@@ -75,6 +106,8 @@ export const AccountContext = Type.Object(
     supportPhone: Nullable(Contact.supportPhone),
     brandColor: Nullable(Contact.brandColor),
     contactPolicy: ContactPolicy,
+    receipts: ReceiptSettings,
+    customerPage: CustomerPageSettings,
     createdAt: Instant,
     workspace: Type.Object({
       id: Type.String(),
@@ -120,6 +153,8 @@ export const AccountContext = Type.Object(
           maxPerWeek: 3,
           channels: ['sms', 'whatsapp', 'email'],
         },
+        receipts: { send: true, channels: ['whatsapp', 'email'] },
+        customerPage: { inReminders: true },
         createdAt: '2026-11-02T09:15:00.000Z',
         workspace: {
           id: 'ws_01JD7Z1A2B3C4D5E6F7G8H9J0K',
@@ -164,6 +199,8 @@ export const AccountUpdate = Type.Object(
       Nullable(Type.String({ description: '`#rrggbb` (kept in lower case); null clears it.', maxLength: 7 })),
     ),
     contactPolicy: Type.Optional(Nullable(ContactPolicyChange)),
+    receipts: Type.Optional(Nullable(ReceiptSettingsChange)),
+    customerPage: Type.Optional(CustomerPageSettings),
   },
   {
     title: 'AccountUpdate',

@@ -4,6 +4,7 @@ import { limitFor } from '../../http/rate-limit.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
 import { contactPolicyOf } from '../../lib/contact-policy.js';
 import { toSafeInteger } from '../../lib/money.js';
+import { receiptSettingsOf } from '../../lib/receipt-settings.js';
 import { type AuthContext, findKey, keyToView } from '../api-keys/api-keys.service.js';
 import { SUBSCRIPTION_PLANS, subscriptionPlanById } from '../workspaces/subscription-plans.js';
 import { findWorkspace, type WorkspacesTable } from '../workspaces/workspaces.service.js';
@@ -42,6 +43,8 @@ function toApi(workspace: WorkspacesTable, key: KeyRow | null, auth: AuthContext
     supportPhone: workspace.support_phone,
     brandColor: workspace.brand_color,
     contactPolicy: contactPolicyOf(workspace.contact_policy),
+    receipts: receiptSettingsOf(workspace.receipt_settings),
+    customerPage: { inReminders: workspace.customer_page_in_reminders === 1 },
     createdAt: workspace.created_at,
     workspace: {
       id: workspace.id,
@@ -61,7 +64,8 @@ export async function getAccount(ctx: AppContext, auth: AuthContext): Promise<Ac
   return toApi(workspace, key, auth);
 }
 
-const SETTINGS = 'name, currency, timeZone, country, supportEmail, supportPhone, brandColor, contactPolicy';
+const SETTINGS =
+  'name, currency, timeZone, country, supportEmail, supportPhone, brandColor, contactPolicy, receipts, customerPage';
 
 /** Changes the workspace's settings for both modes; all or nothing. */
 export async function updateAccount(

@@ -9,7 +9,7 @@ export function statusOf(row: PortalLinksTable, now: string): PortalLink['status
 export function toApi(
   row: PortalLinksTable,
   now: string,
-  made: { url: string; reminderId: string | null } | null = null,
+  made: { url: string | null; reminderId: string | null } | null = null,
 ): PortalLink {
   return {
     id: row.id,

@@ -37,6 +37,19 @@ export function listOfCustomer(
     .execute();
 }
 
+/** Gives a link that is still good a new token (its hash); false when it is revoked, expired or missing. */
+export async function setToken(db: DbOrTrx, tenant: TenantRef, id: string, tokenHash: string, now: string) {
+  const result = await db
+    .updateTable('portal_links')
+    .set({ token_hash: tokenHash })
+    .where(inTenant(tenant))
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Revokes a link not revoked yet; no row when it is missing or already revoked. */
 export function revoke(db: DbOrTrx, tenant: TenantRef, id: string, at: string) {
   return db

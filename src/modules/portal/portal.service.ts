@@ -7,9 +7,9 @@ import { dayInWords } from '../../lib/in-words.js';
 import { toInstant } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { getCustomerRow } from '../customers/customers.service.js';
-import { createReminder, recipientOf } from '../reminders/reminders.service.js';
+import { queueReminder, recipientOf } from '../reminders/reminders.service.js';
 import { businessCard } from '../workspaces/workspaces.service.js';
-import { mintPortalLink } from './portal.links.js';
+import { CUSTOMER_PAGE_LINK, mintPortalLink } from './portal.links.js';
 import { toApi } from './portal.mapper.js';
 import * as repo from './portal.repository.js';
 import {
@@ -33,8 +33,9 @@ function expiryOf(tenant: Tenant, requested: string | undefined): string {
 }
 
 /**
- * A link to the customer's own page, and, with `send`, a reminder that sends it: both or neither. Only the
- * token's hash is kept.
+ * A link to the customer's own page, with its URL in this answer alone (only its token's hash is kept); or, with
+ * `send`, a link that a reminder sends the customer, both or neither, whose token is made when it is sent (so
+ * no URL here: only the customer receives it).
  */
 export async function createPortalLink(
   ctx: AppContext,
@@ -51,19 +52,28 @@ export async function createPortalLink(
       send: `the customer has no ${channel === 'email' ? 'e-mail address' : 'phone number'} for ${channel}`,
     });
   }
-  const made = await inTransaction(ctx, (trx) => mintPortalLink(trx, tenant, customer.id, expiresAt));
-  let reminderId: string | null = null;
-  if (channel) {
-    const business = await businessCard(ctx.db, tenant.workspaceId);
-    const until = dayInWords(localDate(expiresAt, business.timeZone));
-    const reminder = await createReminder(ctx, tenant, {
-      customerId: customer.id,
-      channel,
-      message: `${business.name}: see what you have paid and what is left, get receipts and pay here: ${made.url} (until ${until}).`,
-    });
-    reminderId = reminder.id;
+  const now = tenant.clock.now().toISOString();
+  if (!channel) {
+    const made = await inTransaction(ctx, (trx) => mintPortalLink(trx, tenant, customer.id, expiresAt));
+    return toApi(made.row, now, { url: made.url, reminderId: null });
   }
-  return toApi(made.row, tenant.clock.now().toISOString(), { url: made.url, reminderId });
+  const business = await businessCard(ctx.db, tenant.workspaceId);
+  const until = dayInWords(localDate(expiresAt, business.timeZone));
+  // Its token is made when the reminder sends it: only the customer ever holds this link.
+  return inTransaction(ctx, async (trx) => {
+    const made = await mintPortalLink(trx, tenant, customer.id, expiresAt, true);
+    const reminder = await queueReminder(
+      trx,
+      tenant,
+      {
+        customerId: customer.id,
+        channel,
+        message: `${business.name}: see what you have paid and what is left, get receipts and pay here: ${CUSTOMER_PAGE_LINK} (until ${until}).`,
+      },
+      { portalLinkId: made.row.id },
+    );
+    return toApi(made.row, now, { url: null, reminderId: reminder.id });
+  });
 }
 
 export async function listPortalLinks(

@@ -6,7 +6,8 @@ export interface PortalLinksTable {
   workspace_id: string;
   mode: Mode;
   customer_id: string;
-  token_hash: string;
+  /** Null for a link a reminder sends until it is sent: its token is made then, and only its hash kept. */
+  token_hash: string | null;
   expires_at: string;
   revoked_at: string | null;
   created_at: string;

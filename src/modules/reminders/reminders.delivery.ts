@@ -8,6 +8,7 @@ import { recordEvent } from '../../outbox/outbox.js';
 import type { DeliveryReceipt } from '../../ports/messages.js';
 import { optOutsOf } from '../customers/customers.service.js';
 import { messageSenderFor } from '../messages/senders.service.js';
+import { CUSTOMER_PAGE_LINK, linkForMessage } from '../portal/index.js';
 import { factsOf, loadSubject, skipReasonOf, withdrawnReasonOf } from './reminders.facts.js';
 import { toApi } from './reminders.mapper.js';
 import * as repo from './reminders.repository.js';
@@ -108,6 +109,19 @@ async function recordTry(
   });
 }
 
+/**
+ * The text as sent: a customer page link it carries is made now, so its token is in the message alone (the
+ * reminder keeps `{customer_page_link}`). Null when the link it was to send was revoked or expired first.
+ */
+async function withLinkMade(ctx: AppContext, tenant: Tenant, held: RemindersTable, text: string) {
+  if (!text.includes(CUSTOMER_PAGE_LINK)) return text;
+  const url = await linkForMessage(ctx.db, tenant, {
+    customerId: held.customer_id,
+    linkId: held.portal_link_id,
+  });
+  return url === null ? null : text.replaceAll(CUSTOMER_PAGE_LINK, url);
+}
+
 /** A log row for a message the contact policy held back: why, in its own words. */
 async function logHeldBack(
   ctx: AppContext,
@@ -193,16 +207,22 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
     }
   }
   const written = held.templated === 1 ? renderReminder(held.stage, held.channel, factsOf(subject)) : null;
+  const withPageLink =
+    held.source === 'schedule' && subject.workspace.customer_page_in_reminders === 1
+      ? `${written?.text ?? held.message} See your account and pay: ${CUSTOMER_PAGE_LINK}`
+      : (written?.text ?? held.message);
   const sent = {
     subject: held.channel === 'email' ? (written?.subject ?? held.subject) : null,
-    message: written?.text ?? held.message,
+    message: withPageLink,
   };
+  const text = await withLinkMade(ctx, tenant, held, sent.message);
+  if (text === null) return close(ctx, held, 'cancelled', 'link_unavailable', now);
   const sender = await messageSenderFor(ctx, tenant);
   const receipt = await sender.send({
     channel: held.channel,
     to: held.recipient,
     ...(sent.subject ? { subject: sent.subject } : {}),
-    text: sent.message,
+    text,
     reference: held.id,
     retried: held.attempts > 0,
   });

@@ -18,6 +18,7 @@ export function toApi(row: RemindersTable): Reminder {
     attempts: row.attempts,
     lastError: row.last_error,
     source: row.source,
+    paymentId: row.payment_id,
     stage: row.stage,
     createdAt: row.created_at,
   };

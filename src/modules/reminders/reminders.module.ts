@@ -1,6 +1,7 @@
 import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
 import { sendRemindersJob } from './reminders.job.js';
+import { receiptMessages } from './reminders.receipt-messages.js';
 import { remindersRoutes } from './reminders.routes.js';
 import { Reminder } from './reminders.schemas.js';
 import { reminderStagesSweep, sendRemindersSweep } from './reminders.sweeps.js';
@@ -22,4 +23,5 @@ export const remindersModule: ModuleManifest = {
   events,
   jobs: [sendRemindersJob],
   sweeps: [reminderStagesSweep, sendRemindersSweep],
+  subscribers: [receiptMessages],
 };

@@ -24,6 +24,7 @@ const reminderExample = {
   attempts: 1,
   lastError: null,
   source: 'schedule',
+  paymentId: null,
   stage: 'due_day',
   createdAt: '2027-01-30T23:00:00.000Z',
 };
@@ -48,7 +49,7 @@ export const Reminder = Type.Object(
     skipReason: Nullable(
       Type.Enum([...SKIP_REASONS, ...CANCEL_REASONS], {
         description:
-          'Why it was not sent: the obligation or plan was paid or cancelled, the schedule paused or cancelled, a collection attempt for it was processing, or a later stage fell due first (superseded); for cancelled, the customer or plan archived.',
+          'Why it was not sent: the obligation or plan was paid or cancelled, the schedule paused or cancelled, a collection attempt for it was processing, or a later stage fell due first (superseded); for cancelled, the customer or plan archived, or the customer page link it was to send revoked or expired before it went (link_unavailable).',
       }),
     ),
     sendAt: Instant,
@@ -58,7 +59,11 @@ export const Reminder = Type.Object(
       description: 'Delivery tries so far (at most 4: the first and 3 retries).',
     }),
     lastError: Nullable(Type.String()),
-    source: Type.Enum(['api', 'schedule']),
+    source: Type.Enum(['api', 'schedule', 'receipt'], {
+      description:
+        "api: queued by the business; schedule: an automatic stage of a schedule; receipt: a payment's receipt, sent on its own when the workspace's receipts.send is on (see paymentId).",
+    }),
+    paymentId: Nullable(Type.String({ description: 'The payment whose receipt a receipt message sends.' })),
     stage: Nullable(
       Type.Enum(
         REMINDER_STAGES.map((s) => s.name),

@@ -82,6 +82,9 @@ export async function reminderRow(
     sendAt: string;
     source: RemindersTable['source'];
     stage: ReminderStage | null;
+    paymentId?: string | null;
+    portalLinkId?: string | null;
+    subject?: string;
   },
 ): Promise<RemindersTable> {
   const at = tenant.clock.now();
@@ -104,7 +107,7 @@ export async function reminderRow(
     subject:
       target.channel !== 'email'
         ? null
-        : (written?.subject ?? `${subject.workspace.name}: a message about your account`),
+        : (written?.subject ?? target.subject ?? `${subject.workspace.name}: a message about your account`),
     message: written?.text ?? (target.message as string),
     templated: written ? 1 : 0,
     status: 'queued',
@@ -118,41 +121,51 @@ export async function reminderRow(
     source: target.source,
     stage: target.stage,
     fallback_of: null,
+    payment_id: target.paymentId ?? null,
+    portal_link_id: target.portalLinkId ?? null,
     created_at: at.toISOString(),
     updated_at: at.toISOString(),
   };
 }
 
-/** `POST /reminders`: a queued reminder, sent at `sendAt` (now by default) by the worker. */
-export async function createReminder(
-  ctx: AppContext,
+/**
+ * A queued reminder, in the caller's transaction, sent at `sendAt` (now by default) by the worker. `portalLinkId`:
+ * the customer page link its text carries (`CUSTOMER_PAGE_LINK`), given its token when it is sent.
+ */
+export async function queueReminder(
+  trx: DbOrTrx,
   tenant: Tenant,
   input: ReminderCreate,
+  extra: { portalLinkId?: string } = {},
 ): Promise<Reminder> {
   const sendAt = input.sendAt ? toInstant(input.sendAt, 'sendAt') : tenant.clock.now().toISOString();
-  return inTransaction(ctx, async (trx) => {
-    const { customer, trackId, obligationId } = await resolveTargets(trx, tenant, input);
-    const channel = input.channel ?? defaultChannel(customer);
-    const recipient = recipientOf(customer, channel);
-    if (!recipient) {
-      throw fieldError({
-        channel: `the customer has no ${channel === 'email' ? 'e-mail address' : 'phone number'} for ${channel}`,
-      });
-    }
-    const row = await reminderRow(trx, tenant, {
-      customer,
-      trackId,
-      obligationId,
-      channel,
-      recipient,
-      message: input.message ?? null,
-      sendAt,
-      source: 'api',
-      stage: null,
+  const { customer, trackId, obligationId } = await resolveTargets(trx, tenant, input);
+  const channel = input.channel ?? defaultChannel(customer);
+  const recipient = recipientOf(customer, channel);
+  if (!recipient) {
+    throw fieldError({
+      channel: `the customer has no ${channel === 'email' ? 'e-mail address' : 'phone number'} for ${channel}`,
     });
-    await repo.insert(trx, row);
-    return toApi(row);
+  }
+  const row = await reminderRow(trx, tenant, {
+    customer,
+    trackId,
+    obligationId,
+    channel,
+    recipient,
+    message: input.message ?? null,
+    sendAt,
+    source: 'api',
+    stage: null,
+    portalLinkId: extra.portalLinkId ?? null,
   });
+  await repo.insert(trx, row);
+  return toApi(row);
+}
+
+/** `POST /reminders`: a queued reminder, sent at `sendAt` (now by default) by the worker. */
+export function createReminder(ctx: AppContext, tenant: Tenant, input: ReminderCreate): Promise<Reminder> {
+  return inTransaction(ctx, (trx) => queueReminder(trx, tenant, input));
 }
 
 export function listReminders(

@@ -20,10 +20,13 @@ export const SKIP_REASONS = [
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
-/** Why a reminder was withdrawn: the business archived its customer or its plan. */
-export const CANCEL_REASONS = ['customer_archived', 'plan_archived'] as const;
+/**
+ * Why a reminder was withdrawn: the business archived its customer or its plan, or the customer page link it
+ * was to send was revoked or expired before it was sent.
+ */
+export const CANCEL_REASONS = ['customer_archived', 'plan_archived', 'link_unavailable'] as const;
 
-export type ReminderSource = 'api' | 'schedule';
+export type ReminderSource = 'api' | 'schedule' | 'receipt';
 
 export interface RemindersTable {
   id: string;
@@ -51,6 +54,10 @@ export interface RemindersTable {
   stage: ReminderStage | null;
   /** The SMS or WhatsApp reminder this e-mail stands in for, because it was not delivered; null otherwise. */
   fallback_of: string | null;
+  /** A receipt message: the payment whose receipt it sends (an e-mail attaches its PDF). */
+  payment_id: string | null;
+  /** The customer page link its text carries (`{customer_page_link}`), given its token when it is sent. */
+  portal_link_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -45,6 +45,8 @@ export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInpu
     support_phone: null,
     brand_color: null,
     contact_policy: null,
+    receipt_settings: null,
+    customer_page_in_reminders: 0,
     subscription_plan: DEFAULT_SUBSCRIPTION_PLAN,
     created_at: now,
     updated_at: now,

@@ -6,6 +6,7 @@ import { type ContactPolicyChange, changeContactPolicy, contactPolicyOf } from '
 import { isEmail } from '../../lib/email.js';
 import { isCurrency } from '../../lib/money.js';
 import { COUNTRY_PROBLEM, isCountry, readPhone } from '../../lib/phone.js';
+import { changeReceiptSettings, type ReceiptSettings } from '../../lib/receipt-settings.js';
 import type { WorkspacesTable } from './workspaces.table.js';
 
 /**
@@ -22,6 +23,10 @@ export interface WorkspaceSettings {
   brandColor?: string | null;
   /** A change to the contact policy (what is left out stays); null restores the defaults. */
   contactPolicy?: ContactPolicyChange | null;
+  /** A change to the receipt settings (what is left out stays); null restores the defaults. */
+  receipts?: Partial<ReceiptSettings> | null;
+  /** Whether automatic reminders carry a link to the customer's page. */
+  customerPage?: { inReminders: boolean };
 }
 
 export type SettingName = keyof WorkspaceSettings;
@@ -52,6 +57,8 @@ type SettingColumns = Partial<
     | 'support_phone'
     | 'brand_color'
     | 'contact_policy'
+    | 'receipt_settings'
+    | 'customer_page_in_reminders'
   >
 >;
 
@@ -65,6 +72,7 @@ export function checkSettings(
   settings: WorkspaceSettings,
   currentCountry: string | null,
   currentPolicy: string | null = null,
+  currentReceipts: string | null = null,
 ): SettingsCheck {
   const problems: SettingProblems = {};
   const columns: SettingColumns = {};
@@ -110,6 +118,12 @@ export function checkSettings(
     if ('problems' in changed) Object.assign(problems, changed.problems);
     else columns.contact_policy = JSON.stringify(changed.policy);
   }
+  if (settings.receipts !== undefined) {
+    columns.receipt_settings = changeReceiptSettings(currentReceipts, settings.receipts);
+  }
+  if (settings.customerPage !== undefined) {
+    columns.customer_page_in_reminders = settings.customerPage.inReminders ? 1 : 0;
+  }
   return Object.keys(problems).length > 0 ? { problems } : { columns };
 }
 
@@ -134,7 +148,7 @@ export async function updateSettings(
     trx.selectFrom('workspaces').selectAll().where('id', '=', workspaceId),
   ).executeTakeFirst();
   if (!current) return { missing: true };
-  const check = checkSettings(settings, current.country, current.contact_policy);
+  const check = checkSettings(settings, current.country, current.contact_policy, current.receipt_settings);
   if ('problems' in check) return check;
   const workspace = await trx
     .updateTable('workspaces')

@@ -12,6 +12,10 @@ export interface WorkspacesTable {
   brand_color: string | null;
   /** JSON `ContactPolicy` (lib/contact-policy.ts); null: the defaults. */
   contact_policy: string | null;
+  /** JSON `ReceiptSettings` (lib/receipt-settings.ts); null: the defaults (not sent). */
+  receipt_settings: string | null;
+  /** 1: automatic reminders carry a link to the customer's page. */
+  customer_page_in_reminders: number;
   subscription_plan: string;
   created_at: string;
   updated_at: string;
