@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { localDate, startOfDay, startOfFollowingDay } from '../../lib/calendar.js';
+import { PAYMENT_METHOD_WORDS } from '../payments/payment-methods.js';
 import type { ApiError } from './console.api.js';
 import { esc, problem } from './console.html.js';
 import { type Frame, sendPage } from './console.layout.js';
@@ -181,18 +182,7 @@ export const words = (value: string, labels: Readonly<Record<string, string>> = 
 export const oneLine = (text: string) => `<span class="nowrap">${text}</span>`;
 
 /** The ways a payment is made, as the API names them, in words. */
-export const PAYMENT_METHODS: readonly { value: string; label: string }[] = [
-  { value: 'cash', label: 'Cash' },
-  { value: 'bank_transfer', label: 'Bank transfer' },
-  { value: 'mobile_money', label: 'Mobile money' },
-  { value: 'pos', label: 'POS (card terminal)' },
-  { value: 'cheque', label: 'Cheque' },
-  { value: 'card', label: 'Card' },
-  { value: 'direct_debit', label: 'Direct debit' },
-  { value: 'gateway_checkout', label: 'Online checkout' },
-  { value: 'virtual_account', label: 'Transfer to a virtual account' },
-  { value: 'other', label: 'Other' },
-];
-export const PAYMENT_METHOD_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
-  PAYMENT_METHODS.map((m) => [m.value, m.label]),
-);
+export const PAYMENT_METHODS: readonly { value: string; label: string }[] = Object.entries(
+  PAYMENT_METHOD_WORDS,
+).map(([value, label]) => ({ value, label }));
+export const PAYMENT_METHOD_LABELS: Readonly<Record<string, string>> = PAYMENT_METHOD_WORDS;

@@ -1,24 +1,8 @@
 import { contactHtml, escapeHtml, page } from '../../http/html-page.js';
 import { dayInWords } from '../../lib/in-words.js';
 import { formatMoney } from '../../lib/money.js';
-import type { PAYMENT_METHODS } from './payments.schemas.js';
+import { methodInWords } from './payment-methods.js';
 import type { ReceiptView } from './receipts.service.js';
-
-const METHOD_WORDS: Record<(typeof PAYMENT_METHODS)[number], string> = {
-  cash: 'Cash',
-  bank_transfer: 'Bank transfer',
-  card: 'Card',
-  mobile_money: 'Mobile money',
-  pos: 'POS terminal',
-  cheque: 'Cheque',
-  direct_debit: 'Direct debit',
-  gateway_checkout: 'Online checkout',
-  virtual_account: 'Virtual account',
-  other: 'Other',
-};
-
-export const methodInWords = (method: string) =>
-  METHOD_WORDS[method as keyof typeof METHOD_WORDS] ?? method.replace(/_/g, ' ');
 
 /** Whether the receipt still stands, in a sentence for its reader. */
 export function standingInWords(view: ReceiptView): string {
