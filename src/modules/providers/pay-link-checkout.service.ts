@@ -19,7 +19,7 @@ import { statusAt, toApi } from './pay-links.mapper.js';
 import * as repo from './pay-links.repository.js';
 import { PAY_LINK_TOKEN, tokenHash } from './pay-links.service.js';
 import type { PayLinkCheckoutsTable, PayLinksTable } from './pay-links.table.js';
-import { type Handled, handledOf } from './providers.service.js';
+import { type Handled, handledOf, providerDisplayName } from './providers.service.js';
 
 // The payer's side of a pay link: its page at /pay/<token>, the checkout its Pay button starts with the
 // workspace's checkout provider, and the money that provider reports for that checkout.
@@ -98,7 +98,8 @@ export async function showPayLink(ctx: AppContext, token: string): Promise<PayLi
 
 /** What pressing Pay came to: off to the provider's page, or the page again and why. */
 export type PayStart =
-  | { done: true; url: string }
+  /** The checkout page, of `provider` (display name), for `amount`. */
+  | { done: true; url: string; provider: string; amount: number; view: PayLinkView }
   | { done: false; view: PayLinkView; why: 'closed' }
   | { done: false; view: PayLinkView; why: 'amount'; error: string; typed: string }
   | { done: false; view: PayLinkView; why: 'unavailable'; error: string };
@@ -179,7 +180,13 @@ export async function startPayment(
     const now = (await repo.findById(ctx.db, tenant, link.id)) ?? link;
     return { done: false, view: await viewOf(ctx.db, tenant, now), why: 'closed' };
   }
-  return { done: true, url: made.url };
+  return {
+    done: true,
+    url: made.url,
+    provider: providerDisplayName(made.provider),
+    amount: chosen.amount,
+    view,
+  };
 }
 
 /**

@@ -88,6 +88,16 @@ export function closedBody(view: PayLinkView, state: keyof typeof CLOSED_TITLES)
   return `<p>${text}</p>${contactHtml(view.business, lead)}`;
 }
 
+/**
+ * The checkout is ready on another site (a provider's hosted page): a link to it, since a browser refuses to
+ * follow a form's redirect to a site the page's policy does not name (`form-action 'self'`).
+ */
+export function continueBody(view: PayLinkView, provider: string, url: string, amount: number): string {
+  return `<p>Your payment of <strong>${money(view, amount)}</strong> to ${escapeHtml(view.business.name)} is ready on ${escapeHtml(provider)}'s secure page, which asks for your card or bank details: ${escapeHtml(provider)} keeps them, not us.</p>
+<div class="actions"><a class="button approve" href="${escapeHtml(url)}">Continue to ${escapeHtml(provider)}</a></div>
+${contactHtml(view.business, ASK)}`;
+}
+
 /** The provider could not make the checkout page: nothing was paid; try again later. */
 export function unavailableBody(view: PayLinkView, error: string): string {
   return `<p>Nothing was paid. ${escapeHtml(error)} Try again in a few minutes.</p>${contactHtml(view.business, ASK)}`;

@@ -6,6 +6,7 @@ import { AppError } from '../../lib/app-error.js';
 import {
   CLOSED_TITLES,
   closedBody,
+  continueBody,
   paidBody,
   payForm,
   payLinkPage,
@@ -42,8 +43,9 @@ function shown(reply: FastifyReply, view: PayLinkView) {
 
 /**
  * A pay link's page at `/pay/<token>`: what is paid for, to whom, and the amount (fixed, or the payer's within
- * the link's bounds); its Pay button (a form post, no script) sends the payer to a checkout of the workspace's
- * checkout provider (in test mode, the simulator's page). HTML for every answer, strict headers (never framed),
+ * the link's bounds); its Pay button (a form post, no script) starts a checkout with the workspace's checkout
+ * provider and sends the payer to it: a 303 to the simulator's page on this site in test mode, a link to a real
+ * provider's hosted page. HTML for every answer, strict headers (never framed),
  * a per-address rate limit, cross-site posts refused. The token in the address is the payer's only authority.
  */
 export const payLinkPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -90,7 +92,15 @@ export const payLinkPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       }
       const started = await startPayment(ctx, request.params.token, request.body?.amount);
       if (!started) return notFound(reply);
-      if (started.done) return reply.code(303).header('location', started.url).send();
+      if (started.done) {
+        // The simulator's page is on this site: straight there. A provider's is not, and a browser refuses a form's
+        // redirect to another site (form-action 'self'): a link to it.
+        if (new URL(started.url).origin === new URL(ctx.config.publicUrl).origin) {
+          return reply.code(303).header('location', started.url).send();
+        }
+        const { view, provider, url, amount } = started;
+        return send(reply, 200, `Continue to ${provider}`, continueBody(view, provider, url, amount), view);
+      }
       const { view } = started;
       if (started.why === 'amount') {
         return send(
