@@ -632,15 +632,21 @@ describe('revoked and expired links', () => {
     assert.deepEqual(await linkOf(api, link.id), read);
   });
 
-  test('a link whose plan was paid off meanwhile takes nothing', async () => {
+  test('a link whose plan was paid off meanwhile takes nothing, on its page nor on the simulator', async () => {
     const { api } = await adeMotors();
     const { plan } = await freezerPlan(api);
     const link = await createLink(api, plan.id, { amount: 15_000 });
+    const address = payerAddress();
+    const checkout = await startCheckout(link, address);
     await newPayment(api, plan.id, { amount: 45_000 });
-    const page = await openPage(pathOf(link.url), payerAddress());
+    const page = await openPage(pathOf(link.url), address);
     assert.equal(page.statusCode, 410);
     assert.match(page.body, /<h1>Nothing to pay<\/h1>/);
-    assert.equal((await postForm(pathOf(link.url), payerAddress())).statusCode, 410);
+    assert.equal((await postForm(pathOf(link.url), address)).statusCode, 410);
+    assert.equal((await openPage(checkout, address)).statusCode, 410);
+    assert.equal((await postForm(checkout, address)).statusCode, 410);
+    assert.equal((await paymentsOf(api, plan.id)).length, 1, 'the cash payment alone');
+    assert.equal((await linkOf(api, link.id)).status, 'active');
   });
 });
 

@@ -196,7 +196,8 @@ export async function startPayment(
  * money on the link's plan through the money layer (allocated as any payment; the excess is credit) and makes
  * the link paid, if it still is active; any later one records nothing (`already_recorded`). A provider's money
  * is recorded even when the link was revoked or paid by another checkout meanwhile: it was paid. The simulator
- * (`simulated`) takes nothing from a link that is no longer active: it stands for a payer still on the page.
+ * (`simulated`) takes nothing from a link that is no longer active, nor for a plan that owes nothing: it stands
+ * for a payer still on the page, which would say so.
  */
 export async function payLinkCheckoutPaid(
   trx: Trx,
@@ -222,8 +223,14 @@ export async function payLinkCheckoutPaid(
     return { outcome: 'already_recorded', paymentId: checkout.payment_id, reason: null };
   }
   const now = tenant.clock.now().toISOString();
-  if (simulated && statusAt(link, now) !== 'active') {
-    return { outcome: 'refused', paymentId: null, reason: `the pay link is ${statusAt(link, now)}` };
+  if (simulated) {
+    if (statusAt(link, now) !== 'active') {
+      return { outcome: 'refused', paymentId: null, reason: `the pay link is ${statusAt(link, now)}` };
+    }
+    const plan = await findTrack(trx, tenant, link.track_id);
+    if (plan?.status !== 'active' || plan.balance === 0) {
+      return { outcome: 'refused', paymentId: null, reason: 'nothing is owed on the plan' };
+    }
   }
   const providerReference = paid.providerReference ?? null;
   const received = await receiveForPayLink(
@@ -307,6 +314,7 @@ export async function payPayLinkCheckout(
   const found = await findCheckout(ctx, checkoutId);
   if (!found) return undefined;
   const { checkout, tenant } = found;
+  if (found.view.checkoutState !== 'open') return { handled: null, view: found.view };
   const handled = await inTransaction(ctx, (trx) =>
     payLinkCheckoutPaid(
       trx,
