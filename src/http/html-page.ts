@@ -31,6 +31,8 @@ td.amount, th.amount { text-align: right; padding-right: 0; white-space: nowrap;
 caption { text-align: left; }
 .contact { list-style: none; padding: 0; margin: .25rem 0 0; }
 a { color: #1558b0; overflow-wrap: anywhere; }
+label { display: block; font-weight: 600; margin-top: 1rem; }
+.error { color: #b3261e; font-weight: 600; }
 input { font: inherit; width: 100%; box-sizing: border-box; padding: .6rem .7rem; border: 1px solid #767b84; border-radius: 8px; margin-top: .25rem; }
 a.button { flex: 1 1 10rem; display: inline-block; text-align: center; text-decoration: none; font-weight: 600; padding: .8rem 1rem; border-radius: 8px; border: 1px solid #1a73e8; }
 `;

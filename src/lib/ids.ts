@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   messageSetting: 'mst',
   inboundMessage: 'msg',
   attempt: 'att',
+  payLink: 'pl',
   export: 'exp',
   workspace: 'ws',
   user: 'usr',

@@ -54,3 +54,38 @@ export async function receiveForCheckout(
   }
   return received;
 }
+
+/**
+ * Money a provider reports for a pay link's checkout, in the caller's transaction: recorded on the link's plan as
+ * all such money is (`receiveProviderMoney`): as far as the balance goes, paying its open obligations oldest
+ * first, the excess as the customer's credit; wholly as credit when the plan was closed meanwhile.
+ */
+export function receiveForPayLink(
+  trx: Trx,
+  tenant: Tenant,
+  link: { id: string; trackId: string; checkoutId: string },
+  paid: {
+    amount: number;
+    currency: string;
+    paidAt: string;
+    reference: string | null;
+    provider: string;
+    providerReference: string | null;
+  },
+): Promise<Received> {
+  return receiveProviderMoney(
+    trx,
+    tenant,
+    {
+      amount: paid.amount,
+      currency: paid.currency,
+      method: 'gateway_checkout',
+      paidAt: paid.paidAt,
+      reference: paid.reference,
+      metadata: { checkoutId: link.checkoutId, payLinkId: link.id },
+      provider: paid.provider,
+      providerReference: paid.providerReference,
+    },
+    { trackId: link.trackId },
+  );
+}

@@ -31,6 +31,8 @@ const SEGMENT_RESOURCE: Record<string, ScopeResource> = {
   obligations: 'schedules',
   'payment-mandates': 'mandates',
   'collection-attempts': 'attempts',
+  // A pay link belongs to its plan: POST /tracks/{id}/pay-links makes it.
+  'pay-links': 'tracks',
   messages: 'reminders',
   account: 'account',
   'audit-log': 'account',

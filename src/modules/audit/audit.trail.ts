@@ -118,11 +118,13 @@ class AuditEntryOfRequest implements CommitHook {
     const after = isObject(result) ? result : null;
     const id = typeof after?.id === 'string' ? after.id : (params?.id ?? null);
     const record = { type: recordTypeOf(id, routeUrl), id };
+    // A record made under another (`POST /tracks/:id/pay-links`) is new: the one read before is its parent.
+    const before = id === (params?.id ?? id) ? this.before : null;
     await recordAudit(db, auth, {
       actor: auth.actor,
       action: actionOf(request.method, routeUrl, body),
       record,
-      changes: changesOf(this.before, after, body),
+      changes: changesOf(before, after, body),
       reason: isObject(body) && typeof body.reason === 'string' ? body.reason : null,
       requestId: request.id,
     });

@@ -13,6 +13,23 @@ import {
   returnBody,
 } from './checkout.page.js';
 import { type CheckoutView, payCheckout, returnFromCheckout, showCheckout } from './checkout.service.js';
+import {
+  CLOSED_TITLES,
+  checkoutAlreadyPaidBody,
+  checkoutPaidBody,
+  checkoutPayForm,
+  closedBody,
+  RETURN_TITLES as PAY_LINK_RETURN_TITLES,
+  payLinkPage,
+  paidBody as payLinkPaidBody,
+  returnBody as payLinkReturnBody,
+} from './pay-link.page.js';
+import {
+  type PayLinkCheckoutView,
+  payPayLinkCheckout,
+  returnFromPayLinkCheckout,
+  showPayLinkCheckout,
+} from './pay-link-checkout.service.js';
 
 const CHECKOUT = /^chk_[A-Za-z0-9_-]{22}$/;
 
@@ -34,9 +51,37 @@ const alreadyPaid = (reply: FastifyReply, view: CheckoutView) =>
 const noLongerDue = (reply: FastifyReply, view: CheckoutView) =>
   send(reply, 410, 'No longer due', noLongerDueBody(view), view);
 
+/** A page of a pay link's checkout, in the colour of its business. */
+function sendForLink(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  body: string,
+  view: PayLinkCheckoutView,
+) {
+  return reply
+    .code(status)
+    .headers(pageHeaders(view.business.brandColor))
+    .send(payLinkPage(title, body, view));
+}
+
+/** A pay link's checkout as it now stands: to pay, paid by it, or closed with its link. */
+function linkCheckoutShown(reply: FastifyReply, view: PayLinkCheckoutView) {
+  if (view.checkoutState === 'open') {
+    return sendForLink(reply, 200, `Pay ${view.business.name}`, checkoutPayForm(view), view);
+  }
+  if (view.checkoutState === 'paid') {
+    return sendForLink(reply, 200, 'Already paid', checkoutAlreadyPaidBody(view), view);
+  }
+  if (view.state === 'paid') return sendForLink(reply, 200, 'Already paid', payLinkPaidBody(view), view);
+  const state = view.state === 'open' ? 'settled' : view.state;
+  return sendForLink(reply, 410, CLOSED_TITLES[state], closedBody(view, state), view);
+}
+
 /**
- * Test mode's checkout page, standing in for the provider's hosted one: it shows what is due and a pay button
- * that completes the payment as the provider's notification would. Live checkouts are the provider's pages.
+ * Test mode's checkout page, standing in for the provider's hosted one: it shows what is due (an obligation's
+ * instalment, or the amount chosen on a pay link's page) and a pay button that completes the payment as the
+ * provider's notification would. Live checkouts are the provider's pages; their payers come back to `/:id/return`.
  */
 export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.removeAllContentTypeParsers();
@@ -70,7 +115,12 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
 
   app.get<{ Params: { id: string } }>('/:id', { schema: { hide: true } }, async (request, reply) => {
     const view = CHECKOUT.test(request.params.id) ? await showCheckout(ctx, request.params.id) : undefined;
-    if (!view) return notFound(reply);
+    if (!view) {
+      const forLink = CHECKOUT.test(request.params.id)
+        ? await showPayLinkCheckout(ctx, request.params.id)
+        : undefined;
+      return forLink ? linkCheckoutShown(reply, forLink) : notFound(reply);
+    }
     if (view.state === 'paid') return alreadyPaid(reply, view);
     if (view.state === 'closed') return noLongerDue(reply, view);
     return send(reply, 200, `Pay ${view.business.name}`, payForm(view), view);
@@ -80,7 +130,17 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     const back = CHECKOUT.test(request.params.id)
       ? await returnFromCheckout(ctx, request.params.id)
       : undefined;
-    if (!back) return notFound(reply);
+    if (!back) {
+      const forLink = CHECKOUT.test(request.params.id)
+        ? await returnFromPayLinkCheckout(ctx, request.params.id)
+        : undefined;
+      if (!forLink) return notFound(reply);
+      if (forLink.outcome === 'paid' && forLink.view.checkoutState === 'paid') {
+        return linkCheckoutShown(reply, forLink.view);
+      }
+      const title = PAY_LINK_RETURN_TITLES[forLink.outcome];
+      return sendForLink(reply, 200, title, payLinkReturnBody(forLink.view, forLink.outcome), forLink.view);
+    }
     const { view, outcome } = back;
     if (outcome === 'paid' && view.state === 'paid') return alreadyPaid(reply, view);
     return send(reply, 200, RETURN_TITLES[outcome], returnBody(view, outcome), view);
@@ -92,7 +152,13 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       return send(reply, 403, 'Not paid', '<p>This payment must be made from its own page.</p>');
     }
     const paid = await payCheckout(ctx, request.params.id);
-    if (!paid) return notFound(reply);
+    if (!paid) {
+      const forLink = await payPayLinkCheckout(ctx, request.params.id);
+      if (!forLink) return notFound(reply);
+      if (forLink.handled)
+        return sendForLink(reply, 200, 'Paid', checkoutPaidBody(forLink.view), forLink.view);
+      return linkCheckoutShown(reply, forLink.view);
+    }
     if (paid.handled) return send(reply, 200, 'Paid', paidBody(paid.view), paid.view);
     // Paid or closed meanwhile: the page as it now is.
     const now = (await showCheckout(ctx, request.params.id)) ?? paid.view;

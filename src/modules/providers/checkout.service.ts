@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
@@ -10,7 +9,7 @@ import type { Tenant } from '../../lib/tenant.js';
 import { receiveForCheckout } from '../../money/index.js';
 import { ProviderCallError } from '../../ports/live-provider.js';
 import type { InboundNotification } from '../../ports/provider-notifications.js';
-import { getCustomerRow, payerEmailOf } from '../customers/customers.service.js';
+import { getCustomerRow } from '../customers/customers.service.js';
 import { lockOpenCheckout } from '../schedules/index.js';
 import {
   countAskedOfSchedule,
@@ -18,60 +17,42 @@ import {
   findObligationByCheckoutAnywhere,
 } from '../schedules/obligations.service.js';
 import { scheduleOutlook } from '../schedules/schedules.outlook.js';
-import { type ObligationsTable, OPEN_OBLIGATION, RAIL_PROVIDER } from '../schedules/schedules.service.js';
+import { type ObligationsTable, OPEN_OBLIGATION } from '../schedules/schedules.service.js';
 import { getTrackRow } from '../tracks/tracks.service.js';
 import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
-import { liveProvider, railProvider } from './adapters.service.js';
+import { liveProvider } from './adapters.service.js';
+import { CHECKOUT_PROVIDER, type CheckoutLink, startCheckout } from './checkout.start.js';
+import { payLinkCheckoutPaid } from './pay-link-checkout.service.js';
 import { type Handled, handledOf } from './providers.service.js';
 
-const CHECKOUT_PROVIDER = RAIL_PROVIDER.gatewayA_checkout as string;
-
-/** A checkout page made for an obligation: our id of it, where the payer goes, and the provider behind it. */
-export interface CheckoutLink {
-  id: string;
-  url: string;
-  provider: string;
-  /** The provider's own reference of the checkout (a session, a transaction reference), when it has one. */
-  providerReference: string | null;
-}
+export type { CheckoutLink } from './checkout.start.js';
 
 /**
- * A checkout page for a due obligation of a gatewayA_checkout schedule, asked outside any transaction from the
- * provider that serves the checkout rail (`provider set --rails checkout`): a real provider with the workspace's
- * key, else the simulator's page on this server in test mode. Null when this server cannot get one (live mode
- * without an adapter). Throws ProviderCallError when the provider did not answer: the obligation waits for the
- * next sweep.
+ * A checkout page for a due obligation of a gatewayA_checkout schedule, for what it still owes (`startCheckout`):
+ * the provider that serves the checkout rail, else the simulator's page in test mode. Null when this server
+ * cannot get one (live mode without an adapter). Throws ProviderCallError when the provider did not answer: the
+ * obligation waits for the next sweep.
  */
-export async function checkoutLinkFor(
+export function checkoutLinkFor(
   ctx: AppContext,
   tenant: Tenant,
   obligation: ObligationsTable,
 ): Promise<CheckoutLink | null> {
-  const provider = await railProvider(ctx.db, tenant, 'checkout', CHECKOUT_PROVIDER);
-  const amount = obligation.amount - obligation.amount_paid;
-  const live = await liveProvider(ctx, tenant, provider);
-  if (!live) {
-    const link = await ctx.ports
-      .provider(tenant.mode, provider)
-      .checkoutLink({ reference: obligation.id, amount, currency: obligation.currency });
-    return link && { ...link, provider, providerReference: null };
-  }
-  const plan = obligation.track_id ? await getTrackRow(ctx.db, tenant, obligation.track_id) : undefined;
-  const payer = plan ? await getCustomerRow(ctx.db, tenant, plan.customer_id) : undefined;
-  const id = `chk_${randomBytes(16).toString('base64url')}`;
-  const made = await live.adapter.checkout({
-    reference: id,
-    amount,
+  return startCheckout(ctx, tenant, {
+    reference: obligation.id,
+    amount: obligation.amount - obligation.amount_paid,
     currency: obligation.currency,
-    payerEmail: payerEmailOf(payer ?? { id: obligation.id }),
-    returnUrl: `${ctx.config.publicUrl}/checkout/${id}/return`,
+    payer: async () => {
+      const plan = obligation.track_id ? await getTrackRow(ctx.db, tenant, obligation.track_id) : undefined;
+      return plan ? await getCustomerRow(ctx.db, tenant, plan.customer_id) : undefined;
+    },
   });
-  return { id, url: made.url, provider, providerReference: made.id };
 }
 
 /**
  * Money a provider reports for a checkout: recorded as all such money is, for the checkout's obligation first
- * (`receiveForCheckout`). A checkout id this workspace does not know is still money: unapplied.
+ * (`receiveForCheckout`), or for the pay link whose page started it (`payLinkCheckoutPaid`). A checkout id this
+ * workspace does not know is still money: unapplied.
  */
 export async function checkoutPaid(
   trx: Trx,
@@ -87,6 +68,10 @@ export async function checkoutPaid(
   },
 ): Promise<Handled> {
   const found = await findObligationByCheckout(trx, tenant, checkoutId);
+  if (!found) {
+    const forPayLink = await payLinkCheckoutPaid(trx, tenant, checkoutId, paid);
+    if (forPayLink) return forPayLink;
+  }
   const obligation =
     found && (found.checkout_provider ?? CHECKOUT_PROVIDER) === paid.provider ? found : undefined;
   return handledOf(await receiveForCheckout(trx, tenant, checkoutId, obligation, paid));

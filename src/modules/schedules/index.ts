@@ -9,6 +9,7 @@ export {
 } from './obligations.remind-stages.js';
 export { findById as findObligation } from './obligations.repository.js';
 export { markObligationsRolled } from './obligations.rollup-marks.js';
+export { type DueOfPlan, dueOfPlan } from './obligations.service.js';
 export { moveRemindStage, nextToRemind, obligationsToRemind } from './obligations.stages.js';
 export { findRow as findScheduleRow } from './schedules.repository.js';
 export type { ObligationAllocation, ObligationsTable, SchedulesTable } from './schedules.table.js';

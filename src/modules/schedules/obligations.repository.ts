@@ -192,6 +192,18 @@ export function openOfTrack(db: DbOrTrx, trackId: string) {
   );
 }
 
+/** What each open obligation of a plan still asks, by due date, oldest first (what is due now, and next). */
+export function openDueOfTrack(db: DbOrTrx, trackId: string) {
+  return db
+    .selectFrom('obligations')
+    .select(['due_date', 'amount', 'amount_paid'])
+    .where('track_id', '=', trackId)
+    .where(isOpen)
+    .orderBy('due_date')
+    .orderBy('id')
+    .execute();
+}
+
 /**
  * Pays `part` into an open obligation that owes at least that much, with its list of allocations as it now is. Paid in full: `paid`.
  * Otherwise an overdue one stays overdue and any other becomes partially paid (only the overdue sweep makes it

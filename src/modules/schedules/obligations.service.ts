@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { DbOrTrx } from '../../db/schema.js';
 import { fieldError } from '../../lib/app-error.js';
 import { type Page, paginateByKey } from '../../lib/cursor.js';
 import type { Tenant } from '../../lib/tenant.js';
@@ -17,6 +18,26 @@ export {
 } from './obligations.repository.js';
 
 const DUE_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** What a plan's open obligations ask on a day: all that fell due up to it, and the first falling due after. */
+export interface DueOfPlan {
+  /** What the open obligations due on or before the day still ask (0 when none). */
+  dueNow: number;
+  /** What the first open obligation due after the day still asks; null when none is. */
+  next: { amount: number; dueDate: string } | null;
+}
+
+/** `today`: a calendar date in the workspace's zone, as due dates are. */
+export async function dueOfPlan(db: DbOrTrx, trackId: string, today: string): Promise<DueOfPlan> {
+  const open = await obligations.openDueOfTrack(db, trackId);
+  let dueNow = 0;
+  for (const o of open) if (o.due_date <= today) dueNow += o.amount - o.amount_paid;
+  const later = open.find((o) => o.due_date > today);
+  return {
+    dueNow,
+    next: later ? { amount: later.amount - later.amount_paid, dueDate: later.due_date } : null,
+  };
+}
 
 /**
  * `GET /obligations`: the workspace's obligations across its schedules, what falls due first first, each with its
