@@ -188,6 +188,34 @@ describe('customer page links', () => {
     assert.match(home.body, /Automatic payments stopped/);
   });
 
+  test('pay now: a pay link for what is due, paid through the simulator, recorded once with its receipt', async () => {
+    const { api } = await newWorkspace(t);
+    const { customer, plan } = await customerWithPlan(api);
+    const link = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+    const pressed = await open(`${link.url}/pay`, 'POST', `plan=${plan.id}`);
+    assert.equal(pressed.statusCode, 303, pressed.body);
+    const payPage = new URL(String(pressed.headers.location)).pathname;
+    assert.match(payPage, /^\/pay\//);
+    const shown = await open(payPage);
+    assert.equal(shown.statusCode, 200);
+    // Due now on 10 Jan: the instalment of 5 Jan.
+    assert.ok(shown.body.includes('₦300.00'), 'the amount due now');
+    const toCheckout = await open(payPage, 'POST', '');
+    assert.equal(toCheckout.statusCode, 303, toCheckout.body);
+    const checkout = new URL(String(toCheckout.headers.location), 'http://x').pathname;
+    const presses = await Promise.all([open(checkout, 'POST', ''), open(checkout, 'POST', '')]);
+    assert.ok(presses.every((p) => p.statusCode < 500));
+    const payments = (await api.get(`/tracks/${plan.id}/payments`)).body.data.items;
+    assert.equal(payments.length, 1);
+    assert.equal(payments[0].amount, 30_000);
+    assert.equal((await api.get(`/tracks/${plan.id}`)).body.data.balance, 60_000);
+    const paid = await open(payPage);
+    assert.ok(paid.body.includes(payments[0].receipt.number), 'the paid link shows its receipt');
+    const home = await open(link.url);
+    assert.ok(home.body.includes(payments[0].receipt.number));
+    assert.ok(home.body.includes('₦600.00'));
+  });
+
   test('the page cannot change anything else through the API', async () => {
     const { api } = await newWorkspace(t);
     const { customer } = await customerWithPlan(api);

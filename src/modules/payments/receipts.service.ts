@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context.js';
+import type { DbOrTrx } from '../../db/schema.js';
 import { localDate } from '../../lib/calendar.js';
 import { displayReceiptCode, readReceiptCode, receiptNumberText } from '../../lib/receipt-codes.js';
+import type { TenantRef } from '../../lib/tenant.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import { getTrackRow } from '../tracks/tracks.service.js';
 import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
@@ -68,6 +70,17 @@ export async function receiptView(ctx: AppContext, row: PaymentsTable): Promise<
     reversalReason: standing === 'reversed' ? row.reversal_reason : null,
     test: row.mode === 'test',
   };
+}
+
+/** A payment's receipt number and the path of its public page; null for none (or no such payment). */
+export async function receiptLinkOf(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  paymentId: string,
+): Promise<{ number: string; path: string } | null> {
+  const row = await repo.findById(db, tenant, paymentId);
+  if (!row || row.receipt_number === null || row.receipt_code === null) return null;
+  return { number: receiptNumberText(row.receipt_number), path: `/r/${row.receipt_code}` };
 }
 
 /** The receipt a code (as a person may type it) verifies, in whatever workspace it is; undefined for none. */

@@ -11,6 +11,7 @@ import { recordEvent } from '../../outbox/outbox.js';
 import { ProviderCallError } from '../../ports/live-provider.js';
 import { readAmount } from '../console/amount-input.js';
 import { customerRow } from '../customers/customers.service.js';
+import { receiptLinkOf } from '../payments/index.js';
 import { findTrack } from '../tracks/index.js';
 import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
 import { liveProvider } from './adapters.service.js';
@@ -43,8 +44,8 @@ export interface PayLinkView {
   editable: boolean;
   expiresAt: string;
   state: PayLinkState;
-  /** What paid it and when (a date in the business's zone), once paid. */
-  paid: { amount: number; on: string } | null;
+  /** What paid it and when (a date in the business's zone), with its receipt, once paid. */
+  paid: { amount: number; on: string; receipt: { number: string; path: string } | null } | null;
 }
 
 const firstName = (name: string) => name.trim().split(/\s+/)[0] || name;
@@ -75,7 +76,11 @@ async function viewOf(db: DbOrTrx, tenant: Tenant, link: PayLinksTable): Promise
     state,
     paid:
       link.paid_at && link.amount_paid !== null
-        ? { amount: link.amount_paid, on: localDate(link.paid_at, business.timeZone) }
+        ? {
+            amount: link.amount_paid,
+            on: localDate(link.paid_at, business.timeZone),
+            receipt: link.payment_id ? await receiptLinkOf(db, tenant, link.payment_id) : null,
+          }
         : null,
   };
 }

@@ -64,7 +64,10 @@ export function paidBody(view: PayLinkView): string {
   const paid = view.paid
     ? `<strong>${money(view, view.paid.amount)}</strong> to ${escapeHtml(view.business.name)} on ${escapeHtml(dayInWords(view.paid.on))}`
     : `to ${escapeHtml(view.business.name)}`;
-  return `<p>This link was paid: ${paid}. Thank you. Nothing more is asked on it.</p>
+  const receipt = view.paid?.receipt
+    ? `<p>Your receipt: <a href="${escapeHtml(view.paid.receipt.path)}">${escapeHtml(view.paid.receipt.number)}</a></p>`
+    : '';
+  return `<p>This link was paid: ${paid}. Thank you. Nothing more is asked on it.</p>${receipt}
 ${listOf(factsOf(view).filter(([term]) => term !== 'Customer'))}
 ${contactHtml(view.business, ASK)}`;
 }
