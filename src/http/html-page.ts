@@ -28,6 +28,8 @@ h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; }
 th, td { text-align: left; padding: .35rem .5rem .35rem 0; border-bottom: 1px solid #e3e5e8; vertical-align: top; }
 td.amount, th.amount { text-align: right; padding-right: 0; white-space: nowrap; }
+td.amount + td, th.amount + th { padding-left: .75rem; }
+.nowrap { white-space: nowrap; }
 caption { text-align: left; }
 .contact { list-style: none; padding: 0; margin: .25rem 0 0; }
 a { color: #1558b0; overflow-wrap: anywhere; }

@@ -24,6 +24,17 @@ export function dayInWords(date: string): string {
   return `${part('weekday')} ${part('day')} ${part('month')} ${part('year')}`;
 }
 
+const shortDayFormat = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+
+/** A calendar date (`YYYY-MM-DD`) short, for tables: "26 Nov 2026". */
+export const shortDayInWords = (date: string): string =>
+  shortDayFormat.format(new Date(`${date.slice(0, 10)}T00:00:00Z`));
+
 /** The name of a time zone as people say it: "Lagos time", "New York time", "UTC". */
 export function zoneInWords(timeZone: string): string {
   if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return 'UTC';

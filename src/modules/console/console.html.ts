@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { escapeHtml } from '../../http/html-page.js';
+import { shortDayInWords } from '../../lib/in-words.js';
 import { formatMoney } from '../../lib/money.js';
 import type { ApiError } from './console.api.js';
 import { tokenField } from './console.layout.js';
@@ -30,8 +31,7 @@ function formatIn(timeZone: string, withTime: boolean) {
 }
 
 /** A calendar date (`YYYY-MM-DD`) as people read it: "26 Nov 2026". */
-export const day = (date: string | null | undefined) =>
-  date ? esc(formatIn('UTC', false).format(new Date(`${date.slice(0, 10)}T00:00:00Z`))) : '';
+export const day = (date: string | null | undefined) => (date ? esc(shortDayInWords(date)) : '');
 
 /** An instant on the wall clock of the workspace's zone: "26 Nov 2026, 14:05". */
 export const when = (visit: Visit, instant: string | null | undefined) =>

@@ -1,5 +1,6 @@
 import { contactHtml, escapeHtml, page } from '../../http/html-page.js';
-import { dayInWords } from '../../lib/in-words.js';
+import { localDate } from '../../lib/calendar.js';
+import { shortDayInWords } from '../../lib/in-words.js';
 import { formatMoney } from '../../lib/money.js';
 import type { BusinessCard } from '../workspaces/workspaces.service.js';
 
@@ -17,6 +18,7 @@ export interface PortalPlan {
 
 export interface PortalObligation {
   id: string;
+  schedule_id: string;
   track_id: string | null;
   due_date: string;
   amount: number;
@@ -60,7 +62,7 @@ export interface PortalView {
 
 const esc = escapeHtml;
 const money = (amount: number, currency: string) => esc(formatMoney(amount, currency));
-const day = (date: string) => esc(dayInWords(date.slice(0, 10)));
+const day = (date: string) => esc(shortDayInWords(date));
 
 const OBLIGATION_WORDS: Record<string, string> = {
   paid: 'Paid',
@@ -118,19 +120,25 @@ function paymentsSection(view: PortalView): string {
       const state =
         p.status === 'reversed' ? (p.refund?.status === 'succeeded' ? ' (refunded)' : ' (reversed)') : '';
       const what = p.trackId ? (titles.get(p.trackId) ?? '') : 'Credit';
-      return `<tr><td>${day(p.paidAt)}</td><td class="amount">${money(p.amount, p.currency)}${esc(state)}</td><td>${esc(what)}</td><td>${receipt}</td></tr>`;
+      return `<tr><td>${day(localDate(p.paidAt, view.business.timeZone))}<br><span class="note">${esc(what)}</span></td><td class="amount">${money(p.amount, p.currency)}${state ? `<br><span class="note">${esc(state.trim())}</span>` : ''}</td><td class="nowrap">${receipt}</td></tr>`;
     })
     .join('');
-  return `<h2 id="payments">Payments</h2><table><caption>Your latest payments, with their receipts</caption><thead><tr><th scope="col">Date</th><th scope="col" class="amount">Amount</th><th scope="col">For</th><th scope="col">Receipt</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<h2 id="payments">Payments</h2><table><caption>Your latest payments, with their receipts</caption><thead><tr><th scope="col">Date</th><th scope="col" class="amount">Amount</th><th scope="col">Receipt</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function mandatesSection(view: PortalView): string {
   const standing = view.mandates.filter((m) => m.status === 'active' || m.status === 'pending');
   if (standing.length === 0) return '';
+  const planOfSchedule = new Map(view.obligations.map((o) => [o.schedule_id, o.track_id]));
+  const titles = new Map(view.plans.map((p) => [p.id, p.title]));
   const items = standing
     .map((m) => {
-      const since = m.activated_at ? `, since ${day(m.activated_at)}` : ' (waiting for approval)';
-      return `<li>Automatic payments${esc(since)} — <a href="/c/${esc(view.token)}/mandates/${esc(m.id)}">Stop them</a></li>`;
+      const planId = m.schedule_id ? planOfSchedule.get(m.schedule_id) : undefined;
+      const what = planId ? titles.get(planId) : undefined;
+      const since = m.activated_at
+        ? `, since ${day(localDate(m.activated_at, view.business.timeZone))}`
+        : ' (waiting for approval)';
+      return `<li>${what ? `${esc(what)}: automatic payments` : 'Automatic payments'}${since} — <a href="/c/${esc(view.token)}/mandates/${esc(m.id)}">Stop them</a></li>`;
     })
     .join('');
   return `<h2 id="mandates">Automatic payments</h2><ul>${items}</ul>`;

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import type { TestApp } from '../helpers/app.js';
+import { setBusiness } from '../helpers/business.js';
+import { approvedMandate, newSchedule } from '../helpers/collections.js';
+import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
+import { assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
+
+// The customer's own page as they meet it on a phone, without script: what they owe, their instalments and
+// payments with receipts, pay now, their automatic payments; and a receipt's public page, valid and reversed.
+
+const DAY = 86_400_000;
+
+let t: TestApp;
+let browser: Browser;
+before(async () => {
+  ({ t, browser } = await serveAndBrowse());
+});
+after(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+/** Ade Motors of Lagos: Amaka Eze pays a deep freezer in three instalments (one paid) and a generator by debit. */
+async function amaka() {
+  const { api, workspaceId } = await newWorkspace(t, { timezone: 'Africa/Lagos' });
+  await setBusiness(t, workspaceId, {
+    name: 'Ade Motors',
+    support_email: 'help@ademotors.ng',
+    support_phone: '+2348031234567',
+    brand_color: '#0b6e4f',
+  });
+  const customer = await newCustomer(api, { name: 'Amaka Eze' });
+  const freezer = await newTrack(api, { customerId: customer.id, amount: 9_000_000, title: 'Deep freezer' });
+  await newSchedule(api, {
+    target_type: 'payment_plan',
+    target_id: freezer.id,
+    frequency: 'monthly',
+    fixed_amount: 3_000_000,
+    start_date: new Date(t.clock.now().getTime() - 40 * DAY).toISOString(),
+    collection_method: 'manual',
+  });
+  const generator = await newTrack(api, { customerId: customer.id, amount: 4_000_000, title: 'Generator' });
+  const debits = await newSchedule(api, {
+    target_type: 'payment_plan',
+    target_id: generator.id,
+    frequency: 'monthly',
+    fixed_amount: 2_000_000,
+    start_date: new Date(t.clock.now().getTime() + 5 * DAY).toISOString(),
+    collection_method: 'auto_debit',
+  });
+  const mandate = await approvedMandate(t, api, debits.id);
+  const paid = (await api.post('/payments', { trackId: freezer.id, amount: 3_000_000, method: 'bank_transfer', reference: 'GTB-0091' })).body.data;
+  const mistaken = (await api.post('/payments', { trackId: freezer.id, amount: 500_000, method: 'cash' })).body.data;
+  await api.post(`/payments/${mistaken.id}/reverse`, { reason: 'entered twice' });
+  const link = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+  return { api, customer, freezer, generator, mandate, paid, mistaken, link };
+}
+
+test('the customer page: what is owed, instalments, payments with receipts, pay now, and stopping automatic payments', async () => {
+  const { link, paid, mandate, api } = await amaka();
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+  assert.equal((await page.goto(link.url))?.status(), 200);
+  const text = await shownText(page);
+  for (const shown of [
+    'Ade Motors',
+    'Hello, Amaka Eze',
+    'You have ₦100,000.00 left to pay to Ade Motors.',
+    'Deep freezer',
+    'Left to pay ₦60,000.00',
+    'Overdue',
+    'Upcoming',
+    paid.receipt.number,
+    '(reversed)',
+    'Automatic payments',
+    'Questions? Contact Ade Motors',
+  ]) {
+    assert.ok(text.includes(shown), `the customer sees ${shown}: ${text}`);
+  }
+  await screenshots(page, 'customer-page');
+  await assertAccessible(browser, page);
+
+  // A receipt from the page: its public page says it stands.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.getByRole('link', { name: paid.receipt.number }).click();
+  await page.waitForLoadState();
+  const receipt = await shownText(page);
+  for (const shown of ['Receipt R-000001', 'Valid: Ade Motors recorded this payment.', '₦30,000.00', 'Bank transfer', 'GTB-0091', paid.receipt.code]) {
+    assert.ok(receipt.includes(shown), `the receipt shows ${shown}: ${receipt}`);
+  }
+  await screenshots(page, 'receipt');
+  await assertAccessible(browser, page);
+
+  // Stopping the generator's automatic payments asks first, then records the customer's revocation.
+  await page.goto(link.url);
+  await page.getByRole('link', { name: 'Stop them' }).click();
+  await page.waitForLoadState();
+  assert.ok((await shownText(page)).includes('Stop automatic payments?'));
+  await screenshots(page, 'customer-page-stop-debits');
+  await assertAccessible(browser, page);
+  await page.getByRole('button', { name: 'Stop automatic payments' }).click();
+  await page.waitForLoadState();
+  assert.ok((await shownText(page)).includes('Automatic payments stopped.'));
+  assert.equal((await api.get(`/payment-mandates/${mandate.id}`)).body.data.status, 'revoked');
+
+  // Pay now: the pay link for what is due, paid on the simulator, then the page shows the new receipt.
+  await page.locator('form[action$="/pay"]').first().getByRole('button', { name: 'Pay now' }).click();
+  await page.waitForLoadState();
+  assert.ok((await shownText(page)).includes('Pay Ade Motors'), await shownText(page));
+  await screenshots(page, 'customer-page-pay-now');
+  await page.getByRole('button', { name: /^Pay/ }).click();
+  await page.waitForLoadState();
+  await page.getByRole('button', { name: /^Pay/ }).click();
+  await page.waitForLoadState();
+  await page.goto(link.url);
+  const after = await shownText(page);
+  assert.ok(after.includes('R-000003'), after);
+  await page.close();
+});
+
+test('a reversed payment’s receipt says so; an expired link and an unknown receipt are clear pages', async () => {
+  const { mistaken, api, customer } = await amaka();
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+  assert.equal((await page.goto(mistaken.receipt.url))?.status(), 200);
+  const text = await shownText(page);
+  assert.ok(text.includes('Receipt R-000002'), text);
+  assert.match(text, /Reversed on .+ \(entered twice\): Ade Motors no longer counts this payment\./);
+  await screenshots(page, 'receipt-reversed');
+  await assertAccessible(browser, page);
+
+  const revoked = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+  await api.delete(`/portal-links/${revoked.id}`);
+  assert.equal((await page.goto(revoked.url))?.status(), 410);
+  assert.ok((await shownText(page)).includes('This link was withdrawn'));
+  await screenshots(page, 'customer-page-withdrawn');
+  await assertAccessible(browser, page);
+
+  assert.equal((await page.goto(`${new URL(mistaken.receipt.url).origin}/r/0000-0000-0000`))?.status(), 404);
+  assert.ok((await shownText(page)).includes('Receipt not found'));
+  await page.close();
+});
