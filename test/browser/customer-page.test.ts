@@ -51,8 +51,16 @@ async function amaka() {
     collection_method: 'auto_debit',
   });
   const mandate = await approvedMandate(t, api, debits.id);
-  const paid = (await api.post('/payments', { trackId: freezer.id, amount: 3_000_000, method: 'bank_transfer', reference: 'GTB-0091' })).body.data;
-  const mistaken = (await api.post('/payments', { trackId: freezer.id, amount: 500_000, method: 'cash' })).body.data;
+  const paid = (
+    await api.post('/payments', {
+      trackId: freezer.id,
+      amount: 3_000_000,
+      method: 'bank_transfer',
+      reference: 'GTB-0091',
+    })
+  ).body.data;
+  const mistaken = (await api.post('/payments', { trackId: freezer.id, amount: 500_000, method: 'cash' }))
+    .body.data;
   await api.post(`/payments/${mistaken.id}/reverse`, { reason: 'entered twice' });
   const link = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
   return { api, customer, freezer, generator, mandate, paid, mistaken, link };
@@ -86,7 +94,14 @@ test('the customer page: what is owed, instalments, payments with receipts, pay 
   await page.getByRole('link', { name: paid.receipt.number }).click();
   await page.waitForLoadState();
   const receipt = await shownText(page);
-  for (const shown of ['Receipt R-000001', 'Valid: Ade Motors recorded this payment.', '₦30,000.00', 'Bank transfer', 'GTB-0091', paid.receipt.code]) {
+  for (const shown of [
+    'Receipt R-000001',
+    'Valid: Ade Motors recorded this payment.',
+    '₦30,000.00',
+    'Bank transfer',
+    'GTB-0091',
+    paid.receipt.code,
+  ]) {
     assert.ok(receipt.includes(shown), `the receipt shows ${shown}: ${receipt}`);
   }
   await screenshots(page, 'receipt');
