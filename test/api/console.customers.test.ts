@@ -422,3 +422,36 @@ describe('console: sending a reminder', () => {
     assert.equal((await post(owner, '/console/reminders', { customer_id: 'cus_unknown' })).statusCode, 404);
   });
 });
+
+describe('console: the customer’s page link and receipts', () => {
+  test('a collector sends a customer the link to their page; a viewer cannot; a payment’s page links its receipt', async () => {
+    const ws = await lagos();
+    const collector = await consolePerson(t, 'collector', ws);
+    const viewer = await consolePerson(t, 'viewer', ws);
+    const customer = await newCustomer(ws.api, { name: 'Ada Obi' });
+    const page = await get(collector, `/console/customers/${customer.id}`);
+    assert.match(page.body, new RegExp(`action="/console/customers/${customer.id}/page-link"`));
+    assert.doesNotMatch((await get(viewer, `/console/customers/${customer.id}`)).body, /page-link/);
+
+    const sent = await post(collector, `/console/customers/${customer.id}/page-link`, {
+      channel: 'whatsapp',
+    });
+    assert.equal(sent.statusCode, 303, sent.body);
+    assert.match(String(sent.headers.location), /\?done=page_link_sent#reminders$/);
+    const [reminder] = await remindersOf(ws.api, customer.id);
+    assert.equal(reminder?.channel, 'whatsapp');
+    assert.match(String(reminder?.message), /\{customer_page_link\}/);
+    const links = (await ws.api.get(`/customers/${customer.id}/portal-links`)).body.data.items;
+    assert.equal(links.length, 1);
+
+    const refused = await post(viewer, `/console/customers/${customer.id}/page-link`, { channel: 'sms' });
+    assert.equal(refused.statusCode, 403);
+    assert.equal((await remindersOf(ws.api, customer.id)).length, 1);
+
+    const plan = await newTrack(ws.api, { customerId: customer.id, amount: 10_000 });
+    const payment = await newPayment(ws.api, plan.id, { amount: 2_500 });
+    const shown = await get(collector, `/console/payments/${payment.id}`);
+    assert.ok(shown.body.includes(`href="/r/${payment.receipt.code.replaceAll('-', '')}"`));
+    assert.ok(shown.body.includes(payment.receipt.number));
+  });
+});

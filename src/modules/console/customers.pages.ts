@@ -43,6 +43,7 @@ export const CUSTOMER_MESSAGES: Readonly<Record<string, string>> = {
   saved: 'Customer saved.',
   notes_saved: 'Notes saved.',
   reminder_sent: 'Reminder sent.',
+  page_link_sent: 'The link to their page is on its way: see Reminders.',
 };
 
 type Query = Record<string, string | undefined>;
@@ -252,6 +253,20 @@ ${customer.optOuts.length ? `<dt>Opted out of</dt><dd>${esc(customer.optOuts.map
 <dt>Balance</dt><dd>${balancesText(customer.balances)}</dd>
 </dl>`;
 
+  const channels = [
+    customer.phone ? { value: 'whatsapp', label: 'WhatsApp' } : null,
+    customer.phone ? { value: 'sms', label: 'SMS' } : null,
+    customer.email ? { value: 'email', label: 'E-mail' } : null,
+  ].filter((c): c is { value: string; label: string } => c !== null);
+  const pageLinkForm =
+    visit.can('send_reminder') && customer.status === 'active' && channels.length > 0
+      ? `${formStart(visit, `/console/customers/${id}/page-link`, { label: 'Send the link to their page' })}
+<p class="note">A link to their own page, with no login, for 30 days: what they owe, their payments and receipts, their statement, and pay now.</p>
+${field({ label: 'Send by', name: 'channel', options: channels, value: channels[0]?.value ?? '' })}
+<div class="actions"><button type="submit">Send the link</button></div>
+</form>`
+      : '';
+
   const notesBody = visit.can('edit_notes')
     ? `${problem(notesError)}${formStart(visit, `/console/customers/${id}/notes`, { label: 'Notes' })}
 ${field({
@@ -430,7 +445,7 @@ ${section('notes', 'Notes', notesBody)}
 ${section('plans', 'Plans', planTable)}
 ${section('obligations', 'Instalments', obligationTable)}
 ${section('payments', 'Payments', paymentTable)}
-${section('reminders', 'Reminders', reminderTable)}
+${section('reminders', 'Reminders', `${reminderTable}${pageLinkForm}`)}
 ${section('mandates', 'Mandates', mandateTable)}
 ${section('timeline', 'Timeline', ledgerTable)}`;
 }
@@ -532,6 +547,37 @@ export function customersPages(app: FastifyInstance, _ctx: AppContext) {
           body: await customerPage(visit, found.data, { notes }, saved.error),
         },
         saved.status,
+      );
+    },
+  );
+
+  app.post<WithId & { Body: ConsoleForm }>(
+    '/customers/:id/page-link',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const visit = visitIn(request);
+      if (!visit.can('send_reminder')) return refused(reply, visit, 'send reminders');
+      if (!isId(request.params.id, 'cus')) return missing(reply, visit);
+      const sent = await visit.api.send('POST', `/customers/${request.params.id}/portal-links`, {
+        send: trimmed(request.body?.channel),
+      });
+      if (sent.ok) {
+        return reply
+          .code(303)
+          .header('location', `/console/customers/${request.params.id}?done=page_link_sent#reminders`)
+          .send();
+      }
+      const found = await visit.api.get<Customer>(`/customers/${request.params.id}`);
+      if (!found.ok) return missing(reply, visit);
+      return sendPage(
+        reply,
+        visit,
+        {
+          title: found.data.name,
+          section: 'customers',
+          body: await customerPage(visit, found.data, {}, sent.error),
+        },
+        sent.status,
       );
     },
   );

@@ -131,6 +131,7 @@ ${payment.unappliedReason ? `<dt>Why unapplied</dt><dd>${esc(words(payment.unapp
 ${payment.refund ? `<dt>Refund</dt><dd>${status(payment.refund.status)}</dd>` : ''}
 ${payment.reversedAt ? `<dt>Reversed</dt><dd>${when(visit, payment.reversedAt)}</dd>` : ''}
 ${payment.reversedAt ? `<dt>Reason</dt><dd>${esc(payment.reversalReason ?? 'None given')}</dd>` : ''}
+${payment.receipt ? `<dt>Receipt</dt><dd><a href="${esc(new URL(payment.receipt.url).pathname)}">${esc(payment.receipt.number)}</a> <span class="note">(code ${esc(payment.receipt.code)})</span></dd>` : ''}
 <dt>Id</dt><dd><code>${esc(payment.id)}</code></dd>
 </dl></section>`;
   const allocations = table(

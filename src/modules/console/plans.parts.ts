@@ -43,6 +43,7 @@ export interface Payment {
   unappliedReason: string | null;
   provider: string | null;
   refund: { status: string } | null;
+  receipt: { number: string; code: string; url: string } | null;
 }
 
 export interface Schedule {

@@ -54,7 +54,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /**
  * What a role refuses of the API when a person acts through the console (the person's calls carry every scope;
  * the role narrows them). Owners and admins may do all the API does; a collector reads customers, plans and
- * payments, records payments, sends reminders and changes a customer's notes; a viewer only reads.
+ * payments, records payments, sends reminders (and the link to a customer's page) and changes a customer's notes; a viewer only reads.
  */
 export function apiRefusalFor(role: Role) {
   return ({ method, route, body }: { method: string; route: string; body: unknown }): string | null => {
@@ -67,6 +67,9 @@ export function apiRefusalFor(role: Role) {
     }
     if (role === 'viewer') return 'A viewer can only look; ask an owner or admin to make changes.';
     if (method === 'POST' && (path === '/payments' || path === '/reminders' || path === '/reminders/send'))
+      return null;
+    // Sending a customer the link to their page is sending a message.
+    if (method === 'POST' && path === '/customers/:id/portal-links' && isObject(body) && body.send)
       return null;
     if (method === 'PATCH' && path === '/customers/:id' && isObject(body)) {
       const fields = Object.keys(body);
