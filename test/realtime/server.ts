@@ -25,6 +25,7 @@ export interface Answer<T = any> {
 export interface Api {
   get(path: string): Promise<Answer>;
   post(path: string, body?: unknown): Promise<Answer>;
+  patch(path: string, body: unknown): Promise<Answer>;
 }
 
 export interface RealServer {
@@ -62,7 +63,11 @@ function client(baseUrl: string, key: string): Api {
     }
     return { status: response.status, body: parsed };
   }
-  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
+  return {
+    get: (path) => call('GET', path),
+    post: (path, body) => call('POST', path, body),
+    patch: (path, body) => call('PATCH', path, body),
+  };
 }
 
 /** Waits for the key the first start prints (after it listens, so after /health may already answer). */
