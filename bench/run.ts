@@ -7,12 +7,14 @@
  * `npm run bench -- --cpu-prof` also profiles the server and prints its heaviest functions.
  * After them, on a book of 100,000 plans written straight into the database: the reports step (each report's p50 and
  * p99, an export) and the console step (each console page's p50 and p99 for a signed-in owner, the API reads under
- * them; pages not built yet are listed, not failed).
+ * them; pages not built yet are listed, not failed). Then the statement step: a customer statement PDF of 500 lines
+ * and one of 5,000, the server's peak RSS and heap while each streams (flat: the long one's peak near the short one's).
  * Env: BENCH_SECONDS (10), BENCH_DATABASES (postgres,sqlite), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/),
- * BENCH_ONLY (reports, console or reports,console: only those steps, on a server of their own, without the request
- * path's runs), BENCH_REPORTS=false and BENCH_CONSOLE=false (leave a step out), BENCH_REPORTS_PLANS (100000: a
- * smaller book for a quick look; the goals are for the full size).
+ * BENCH_ONLY (reports, console, statement, or a list such as reports,console: only those steps, on a server of their
+ * own, without the request path's runs), BENCH_REPORTS=false, BENCH_CONSOLE=false and BENCH_STATEMENT=false (leave a
+ * step out), BENCH_REPORTS_PLANS (100000: a smaller book for a quick look; the goals are for the full size).
  * Only the console, on SQLite: `BENCH_ONLY=console BENCH_DATABASES=sqlite npm run bench`.
+ * Only the statement PDF's memory: `BENCH_ONLY=statement npm run bench`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,6 +37,7 @@ import {
 } from './processes.js';
 import { topFunctions } from './profile.js';
 import { BOOK, type ReportsFigures, reportsStep } from './reports.js';
+import { type StatementFigures, statementNote, statementStep, statementTable } from './statement.js';
 import { type BalanceCheck, verifyBalance } from './verify.js';
 import { startWebhookReceiver, type WebhookFigures, webhookFigures } from './webhooks.js';
 
@@ -75,22 +78,29 @@ function databaseKinds(): DatabaseKind[] {
 }
 
 const seconds = positiveNumber('BENCH_SECONDS', 10);
-/** The steps BENCH_ONLY names (reports, console), run alone; null runs the whole bench. */
-function onlySteps(): Set<'reports' | 'console'> | null {
+const STEPS = ['reports', 'console', 'statement'] as const;
+type Step = (typeof STEPS)[number];
+
+/** The steps BENCH_ONLY names (reports, console, statement), run alone; null runs the whole bench. */
+function onlySteps(): Set<Step> | null {
   const raw = process.env.BENCH_ONLY;
   if (raw === undefined || raw === '') return null;
   const steps = raw.split(',').map((step) => step.trim());
   for (const step of steps) {
-    if (step !== 'reports' && step !== 'console')
-      throw new Error(`BENCH_ONLY: unknown step '${step}' (reports, console)`);
+    if (!(STEPS as readonly string[]).includes(step))
+      throw new Error(`BENCH_ONLY: unknown step '${step}' (${STEPS.join(', ')})`);
   }
-  return new Set(steps as ('reports' | 'console')[]);
+  return new Set(steps as Step[]);
 }
 
-/** BENCH_REPORTS=false and BENCH_CONSOLE=false leave out a step; BENCH_ONLY=reports,console runs those alone. */
+/**
+ * BENCH_REPORTS=false, BENCH_CONSOLE=false and BENCH_STATEMENT=false leave out a step; BENCH_ONLY=reports,console
+ * runs those alone.
+ */
 const only = onlySteps();
 const withReports = only ? only.has('reports') : process.env.BENCH_REPORTS !== 'false';
 const withConsole = only ? only.has('console') : process.env.BENCH_CONSOLE !== 'false';
+const withStatement = only ? only.has('statement') : process.env.BENCH_STATEMENT !== 'false';
 const kinds = databaseKinds();
 const cpuProfile = process.argv.includes('--cpu-prof');
 const pgServerUrl = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/';
@@ -107,7 +117,8 @@ const limitSeconds =
       10 * (seconds + 1) +
       300 +
       (withReports ? 1_800 : 0) +
-      (withConsole ? 900 + (withReports ? 0 : 1_500) : 0));
+      (withConsole ? 900 + (withReports ? 0 : 1_500) : 0) +
+      (withStatement ? 300 : 0));
 setTimeout(() => {
   log(`time limit of ${limitSeconds} s reached; stopping`);
   killChildren();
@@ -137,6 +148,7 @@ interface Row {
   check: BalanceCheck;
   reports: ReportsFigures | null;
   console: ConsoleFigures | null;
+  statement: StatementFigures | null;
   shutdownCode: number | null;
 }
 
@@ -269,6 +281,12 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
           consoleStep(kind, env, server, workspaceId, key, withReports, (line) => log(`${kind}: ${line}`)),
         )
       : null;
+    const statement = withStatement
+      ? await explained(
+          server,
+          statementStep(server, key, (line) => log(`${kind}: ${line}`)),
+        )
+      : null;
 
     const shutdownCode = await server.stop();
     server = undefined;
@@ -290,6 +308,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       check,
       reports,
       console: consoleFigures,
+      statement,
       shutdownCode,
     };
   } finally {
@@ -361,12 +380,14 @@ async function explained<T>(server: Server, step: Promise<T>): Promise<T> {
 }
 
 /** The steps BENCH_ONLY names, on a server of their own, on one book (the reports step writes it, else the console's). */
-async function benchSteps(
-  kind: DatabaseKind,
-): Promise<{ reports: ReportsFigures | null; console: ConsoleFigures | null }> {
+async function benchSteps(kind: DatabaseKind): Promise<{
+  reports: ReportsFigures | null;
+  console: ConsoleFigures | null;
+  statement: StatementFigures | null;
+}> {
   // A database of its own, named after the steps, so a request-path bench or another step's started meanwhile does
   // not drop it.
-  const steps = ['reports', 'console'].filter((step) => only?.has(step as 'reports' | 'console'));
+  const steps = STEPS.filter((step) => only?.has(step));
   const database = await prepareDatabase(kind, pgServerUrl, `paytrack_bench_${steps.join('_')}`);
   let server: Server | undefined;
   try {
@@ -386,7 +407,8 @@ async function benchSteps(
     const consoleFigures = withConsole
       ? await explained(server, consoleStep(kind, env, server, workspaceId, key, withReports, stepLog))
       : null;
-    return { reports, console: consoleFigures };
+    const statement = withStatement ? await explained(server, statementStep(server, key, stepLog)) : null;
+    return { reports, console: consoleFigures, statement };
   } finally {
     if (server) await server.stop();
     await database.drop();
@@ -416,6 +438,7 @@ buildProject(log);
 if (only) {
   const figures: [DatabaseKind, ReportsFigures][] = [];
   const consoleFigures: [DatabaseKind, ConsoleFigures][] = [];
+  const statementFigures: [DatabaseKind, StatementFigures][] = [];
   const failures: string[] = [];
   for (const kind of kinds) {
     try {
@@ -428,6 +451,10 @@ if (only) {
         consoleFigures.push([kind, f.console]);
         failures.push(...f.console.problems.map((p) => `${kind} console: ${p}`));
       }
+      if (f.statement) {
+        statementFigures.push([kind, f.statement]);
+        failures.push(...f.statement.problems.map((p) => `${kind} statement: ${p}`));
+      }
     } catch (error) {
       failures.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -439,6 +466,10 @@ if (only) {
   if (consoleFigures.length > 0) {
     console.log(consoleTables(consoleFigures));
     console.log(consoleNote(consoleFigures));
+  }
+  if (statementFigures.length > 0) {
+    console.log(statementTable(statementFigures));
+    console.log(statementNote(statementFigures));
   }
   for (const problem of failures) console.log(`problem: ${problem}`);
   process.exit(failures.length > 0 ? 1 : 0);
@@ -489,6 +520,7 @@ for (const kind of kinds) {
     }
     for (const problem of row.reports?.problems ?? []) problems.push(`${kind} reports: ${problem}`);
     for (const problem of row.console?.problems ?? []) problems.push(`${kind} console: ${problem}`);
+    for (const problem of row.statement?.problems ?? []) problems.push(`${kind} statement: ${problem}`);
     if (row.shutdownCode !== 0) problems.push(`${kind}: serve exited with ${row.shutdownCode} on SIGTERM`);
   } catch (error) {
     problems.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
@@ -563,6 +595,13 @@ const withConsoleFigures = rows.flatMap((row): [DatabaseKind, ConsoleFigures][] 
 if (withConsoleFigures.length > 0) {
   console.log(consoleTables(withConsoleFigures));
   console.log(consoleNote(withConsoleFigures));
+}
+const withStatementFigures = rows.flatMap((row): [DatabaseKind, StatementFigures][] =>
+  row.statement ? [[row.kind, row.statement]] : [],
+);
+if (withStatementFigures.length > 0) {
+  console.log(statementTable(withStatementFigures));
+  console.log(statementNote(withStatementFigures));
 }
 console.log(
   `Allocation: the same payments on plans without schedules and on plans with a monthly schedule of 12 obligations, back to back; floor ${ALLOCATION_FLOOR}.`,

@@ -126,10 +126,28 @@ export function containsText(dialect: DialectName, column: string, text: string)
  * index led by the tenant (two equalities) over one on the narrower column (one equality), then read every row of
  * the tenant; its unary `+` keeps a term out of index selection. PostgreSQL chooses from its statistics.
  */
-export function inTenantFilterOnly(dialect: DialectName, tenant: { workspaceId: string; mode: string }) {
+export function inTenantFilterOnly(
+  dialect: DialectName,
+  tenant: { workspaceId: string; mode: string },
+  /** The table (or its alias) the columns are of, in a query that joins others with the same columns. */
+  table?: string,
+) {
+  const workspaceId = table ? sql.ref(`${table}.workspace_id`) : sql.raw('workspace_id');
+  const mode = table ? sql.ref(`${table}.mode`) : sql.raw('mode');
   return dialect === 'postgres'
-    ? sql<boolean>`(workspace_id = ${tenant.workspaceId} and mode = ${tenant.mode})`
-    : sql<boolean>`(+workspace_id = ${tenant.workspaceId} and +mode = ${tenant.mode})`;
+    ? sql<boolean>`(${workspaceId} = ${tenant.workspaceId} and ${mode} = ${tenant.mode})`
+    : sql<boolean>`(+${workspaceId} = ${tenant.workspaceId} and +${mode} = ${tenant.mode})`;
+}
+
+/**
+ * One string value of a JSON object kept as text (a ledger entry's `refs`), or null when the key is absent: to join
+ * on an id the object holds.
+ */
+export function jsonTextOf(dialect: DialectName, column: string, key: string) {
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key)) throw new Error(`not a plain JSON key: ${key}`);
+  return dialect === 'postgres'
+    ? sql<string | null>`(${sql.ref(column)}::json ->> ${sql.lit(key)})`
+    : sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${key}`)})`;
 }
 
 /**

@@ -173,6 +173,12 @@ export function addDays(date: string, days: number): string {
   return dateText(parseDate(date).add({ days }));
 }
 
+/** The first day of the month `months` months before the date's own month: ('2026-11-27', 2) -> '2026-09-01'. */
+export function firstOfMonthBefore(date: string, months: number): string {
+  requireInteger(months, 'months', 0);
+  return dateText(parseDate(date).with({ day: 1 }).subtract({ months }));
+}
+
 /** Whole days from `from` to `to` (to - from). */
 export function daysBetween(from: string, to: string): number {
   return parseDate(from).until(parseDate(to), { largestUnit: 'days' }).days;

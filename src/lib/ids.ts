@@ -98,6 +98,11 @@ export function newId(kind: IdKind, at: Date): string {
   return `${ID_PREFIXES[kind]}_${ulid(at.getTime())}`;
 }
 
+/** An id bound for keyset reads: every id of `kind` made before `at` sorts below it, every one made from `at` on above it. */
+export function firstIdAt(kind: IdKind, at: Date): string {
+  return `${ID_PREFIXES[kind]}_${encodeTime(at.getTime())}`;
+}
+
 export function hasPrefix(kind: IdKind, id: string): boolean {
   return id.startsWith(`${ID_PREFIXES[kind]}_`);
 }

@@ -75,10 +75,14 @@ export function addExact(a: number, b: number, what = 'sum'): number {
  * "¥1,500"). The decimal string goes to Intl whole, so no float ever holds the amount.
  */
 export function formatMoney(minor: number, currency: string, locale = 'en'): string {
-  const format = new Intl.NumberFormat(locale, {
-    style: 'currency',
-    currency,
-    currencyDisplay: 'narrowSymbol',
-  });
+  const key = `${locale} ${currency}`;
+  let format = moneyFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'narrowSymbol' });
+    moneyFormats.set(key, format);
+  }
   return format.format(toMajorUnits(minor, currency) as unknown as number);
 }
+
+/** Formatters by locale and currency, made once: making one costs far more than formatting with it. */
+const moneyFormats = new Map<string, Intl.NumberFormat>();

@@ -16,6 +16,7 @@ import { providersModule } from './providers/providers.module.js';
 import { remindersModule } from './reminders/reminders.module.js';
 import { reportsModule } from './reports/reports.module.js';
 import { schedulesModule } from './schedules/schedules.module.js';
+import { statementsModule } from './statements/statements.module.js';
 import { testClockModule } from './test-clock/test-clock.module.js';
 import { tracksModule } from './tracks/tracks.module.js';
 import { webhooksModule } from './webhooks/webhooks.module.js';
@@ -25,6 +26,7 @@ export const modules: readonly ModuleManifest[] = [
   accountModule,
   testClockModule,
   customersModule,
+  statementsModule,
   tracksModule,
   paymentsModule,
   portalModule,
