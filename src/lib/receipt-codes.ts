@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { publicUrl } from './public-url.js';
 
 /** Crockford's base 32: no I, L, O or U, so a code read aloud or typed from paper is not mistaken. */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -25,3 +26,6 @@ export function readReceiptCode(text: string): string | null {
 
 /** Receipt number 123 -> `R-000123` (wider once past a million). */
 export const receiptNumberText = (number: number) => `R-${String(number).padStart(6, '0')}`;
+
+/** A receipt's public page, where anyone holding its code checks it. */
+export const receiptUrl = (code: string) => `${publicUrl()}/r/${code}`;

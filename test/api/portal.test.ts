@@ -6,6 +6,7 @@ import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { approvedMandate, newSchedule } from '../helpers/collections.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
+import { pdfText } from '../helpers/pdf.js';
 import { type FakeMessageProvider, startMessageProvider } from '../helpers/transports.js';
 
 const NOW = '2028-01-10T09:00:00.000Z';
@@ -214,6 +215,34 @@ describe('customer page links', () => {
     const home = await open(link.url);
     assert.ok(home.body.includes(payments[0].receipt.number));
     assert.ok(home.body.includes('₦600.00'));
+  });
+
+  test('the statement on the page, and its PDF, hold the figures of the API’s statement', async () => {
+    const { api } = await newWorkspace(t);
+    const { customer, plan } = await customerWithPlan(api);
+    await api.post('/payments', {
+      trackId: plan.id,
+      amount: 20_000,
+      method: 'bank_transfer',
+      reference: 'GTB-0091',
+    });
+    const statement = (await api.get(`/customers/${customer.id}/statement`)).body.data;
+    const [ngn] = statement.currencies;
+    assert.equal(ngn.closingBalance, 70_000);
+    const link = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+    const page = await open(`${link.url}/statement`);
+    assert.equal(page.statusCode, 200, page.body);
+    for (const text of ['Statement', 'Chioma Eze', '₦700.00', '₦900.00', 'GTB-0091']) {
+      assert.ok(page.body.includes(text), `the statement shows ${text}`);
+    }
+    const pdf = await open(`${link.url}/statement.pdf`);
+    assert.equal(pdf.statusCode, 200);
+    assert.equal(pdf.headers['content-type'], 'application/pdf');
+    assert.match(pdf.headers['content-disposition'] as string, /^attachment; filename="statement-/);
+    const text = pdfText(pdf.rawPayload);
+    for (const shown of ['Chioma Eze', '₦700.00', '₦900.00', '₦200.00', 'GTB-0091']) {
+      assert.ok(text.includes(shown), `the PDF shows ${shown}`);
+    }
   });
 
   test('the page cannot change anything else through the API', async () => {

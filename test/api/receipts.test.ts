@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newTrack, newWorkspace } from '../helpers/factories.js';
+import { pdfText } from '../helpers/pdf.js';
 
 describe('receipts', () => {
   let t: TestApp;
@@ -113,6 +114,52 @@ describe('receipts', () => {
     assert.ok(!shown.body.includes('Valid:'));
     const again = await api.post('/payments', { trackId: plan.id, amount: 4_000 });
     assert.equal(again.body.data.receipt.number, 'R-000002');
+  });
+
+  test('the receipt as PDF, through the API and its public page, holds its figures; a reversed one says so', async () => {
+    const { api, testKey } = await newWorkspace(t, { currency: 'GHS' });
+    const plan = await newTrack(api, { amount: 120_000, title: 'Tricycle' });
+    const paid = (
+      await api.post('/payments', {
+        trackId: plan.id,
+        amount: 45_000,
+        method: 'mobile_money',
+        reference: 'MTN-7781',
+      })
+    ).body.data;
+    const viaApi = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/payments/${paid.id}/receipt`,
+      headers: { authorization: `Bearer ${testKey}` },
+    });
+    assert.equal(viaApi.statusCode, 200);
+    assert.equal(viaApi.headers['content-type'], 'application/pdf');
+    assert.equal(viaApi.headers['content-disposition'], 'attachment; filename="receipt-R-000001.pdf"');
+    const text = pdfText(viaApi.rawPayload);
+    for (const shown of [
+      'Receipt',
+      'R-000001',
+      'GH₵450.00',
+      'GH₵750.00',
+      'Tricycle',
+      'Mobile money',
+      'MTN-7781',
+      paid.receipt.code,
+      paid.receipt.url,
+      'Valid: Test workspace recorded this payment.',
+    ]) {
+      assert.ok(text.includes(shown), `the PDF shows ${shown}: ${text}`);
+    }
+    await api.post(`/payments/${paid.id}/reverse`, { reason: 'bounced' });
+    const again = await t.app.inject({ method: 'GET', url: `${new URL(paid.receipt.url).pathname}/pdf` });
+    assert.equal(again.statusCode, 200);
+    assert.match(
+      pdfText(again.rawPayload).replace(/\s+/g, ' '),
+      /Reversed on .+ \(bounced\): Test workspace no longer counts this payment/,
+    );
+    const missing = await api.get('/payments/pay_unknown/receipt');
+    assert.equal(missing.status, 404);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/r/0000-0000-0000/pdf' })).statusCode, 404);
   });
 
   test('a code no receipt has, or text no code has, is a clear 404 page', async () => {

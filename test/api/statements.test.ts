@@ -10,6 +10,7 @@ import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { setBusiness } from '../helpers/business.js';
 import { newCustomer, newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
+import { pdfText } from '../helpers/pdf.js';
 import { notification, notify, providerSetting } from '../helpers/providers.js';
 
 // GET /customers/{id}/statement: per currency an opening balance, every money line with its running balance and a
@@ -396,20 +397,6 @@ describe('GET /customers/{id}/statement', () => {
     assert.equal((await reader.api.get(`/customers/${customer.id}/statement`)).status, 200);
   });
 });
-
-/** The text of a PDF as pdftotext lays it out, its spaces made plain (Intl writes "KES 1" with a no-break space). */
-function pdfText(file: string): string {
-  try {
-    return execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }).replace(
-      /[\u00a0\u202f]/g,
-      ' ',
-    );
-  } catch (error) {
-    throw new Error(
-      `pdftotext (Debian's poppler-utils) reads the statement PDF: apt-get install -y poppler-utils (${String(error)})`,
-    );
-  }
-}
 
 const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
 

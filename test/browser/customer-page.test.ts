@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { TestApp } from '../helpers/app.js';
 import { setBusiness } from '../helpers/business.js';
 import { approvedMandate, newSchedule } from '../helpers/collections.js';
 import { newCustomer, newTrack, newWorkspace } from '../helpers/factories.js';
-import { assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
+import { pdfText } from '../helpers/pdf.js';
+import { ARTIFACTS, assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
 
 // The customer's own page as they meet it on a phone, without script: what they owe, their instalments and
 // payments with receipts, pay now, their automatic payments; and a receipt's public page, valid and reversed.
@@ -132,6 +136,35 @@ test('the customer page: what is owed, instalments, payments with receipts, pay 
   const after = await shownText(page);
   assert.ok(after.includes('R-000003'), after);
   await page.close();
+});
+
+test('the statement and a receipt as PDF: their first pages drawn for a look, their text the figures shown', async () => {
+  const { link, paid } = await amaka();
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  for (const [name, url, shown] of [
+    ['statement-pdf', `${link.url}/statement.pdf`, ['Amaka Eze', '₦100,000.00', 'GTB-0091']],
+    ['receipt-pdf', `${paid.receipt.url}/pdf`, ['R-000001', '₦30,000.00', paid.receipt.code]],
+  ] as const) {
+    const answer = await fetch(url);
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get('content-type'), 'application/pdf');
+    const file = path.join(ARTIFACTS, `${name}.pdf`);
+    fs.writeFileSync(file, Buffer.from(await answer.arrayBuffer()));
+    const text = pdfText(file);
+    for (const figure of shown) assert.ok(text.includes(figure), `${name} shows ${figure}`);
+    execFileSync('pdftoppm', [
+      '-png',
+      '-r',
+      '80',
+      '-f',
+      '1',
+      '-l',
+      '1',
+      '-singlefile',
+      file,
+      path.join(ARTIFACTS, `${name}-page1`),
+    ]);
+  }
 });
 
 test('a reversed payment’s receipt says so; an expired link and an unknown receipt are clear pages', async () => {

@@ -1,6 +1,5 @@
 import { parseMetadata } from '../../lib/json.js';
-import { publicUrl } from '../../lib/public-url.js';
-import { displayReceiptCode, receiptNumberText } from '../../lib/receipt-codes.js';
+import { displayReceiptCode, receiptNumberText, receiptUrl } from '../../lib/receipt-codes.js';
 import type { Payment } from './payments.schemas.js';
 import type { PaymentAllocation, PaymentsTable } from './payments.table.js';
 
@@ -64,7 +63,7 @@ export function receiptOf(row: Pick<PaymentsTable, 'receipt_number' | 'receipt_c
   return {
     number: receiptNumberText(row.receipt_number),
     code: displayReceiptCode(row.receipt_code),
-    url: `${publicUrl()}/r/${row.receipt_code}`,
+    url: receiptUrl(row.receipt_code),
   };
 }
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { requireAuth } from '../../http/auth.js';
 import { IdParams, ListOf, ok } from '../../http/envelope.js';
-import { responses } from '../../http/responses.js';
+import { pdfResponses, responses } from '../../http/responses.js';
 import {
   Payment,
   PaymentApply,
@@ -11,6 +11,7 @@ import {
   PaymentReverse,
 } from './payments.schemas.js';
 import * as service from './payments.service.js';
+import { receiptOfPayment } from './receipts.service.js';
 
 const tags = ['Payments'];
 
@@ -63,6 +64,30 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       },
     },
     async (request) => ok(request, await service.getPayment(ctx, requireAuth(request), request.params.id)),
+  );
+
+  app.get(
+    '/payments/:id/receipt',
+    {
+      schema: {
+        operationId: 'getPaymentReceipt',
+        'x-errors': ['not_found'],
+        tags,
+        summary: "A payment's receipt (PDF)",
+        description:
+          "The receipt as a PDF (application/pdf, Content-Disposition attachment; filename=\"receipt-R-000123.pdf\"): the business's name, contacts and colour, the receipt's number, the payment (amount, date, method, reference, plan), the plan's balance after it, whether the receipt still stands (a reversed or refunded payment's says so), and its public page and verification code. A part split from a credit has no receipt of its own: not_found.",
+        params: IdParams,
+        response: pdfResponses('The receipt as a PDF (A4).'),
+      },
+    },
+    async (request, reply) => {
+      const receipt = await receiptOfPayment(ctx, requireAuth(request), request.params.id);
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `attachment; filename="receipt-${receipt.number}.pdf"`)
+        .header('cache-control', 'no-store')
+        .send(receipt.pdf);
+    },
   );
 
   app.post(

@@ -2,7 +2,7 @@ import { contactHtml, escapeHtml, page } from '../../http/html-page.js';
 import { dayInWords } from '../../lib/in-words.js';
 import { formatMoney } from '../../lib/money.js';
 import { methodInWords } from './payment-methods.js';
-import type { ReceiptView } from './receipts.service.js';
+import type { ReceiptView } from './receipt.view.js';
 
 /** Whether the receipt still stands, in a sentence for its reader. */
 export function standingInWords(view: ReceiptView): string {
@@ -16,28 +16,32 @@ export function standingInWords(view: ReceiptView): string {
   return `Valid: ${view.business.name} recorded this payment.`;
 }
 
-/** The receipt's facts, as terms and their (escaped) values, in the order a receipt prints them. */
+/** The receipt's facts, as terms and their values (plain text), in the order a receipt prints them. */
 export function receiptFacts(view: ReceiptView): [string, string][] {
-  const money = (amount: number) => escapeHtml(formatMoney(amount, view.currency));
+  const money = (amount: number) => formatMoney(amount, view.currency);
   const rows: [string, string | null][] = [
-    ['Receipt', escapeHtml(view.number)],
-    ['Amount', `<strong>${money(view.amount)}</strong>`],
-    ['Paid on', escapeHtml(dayInWords(view.paidOn))],
-    ['Paid to', escapeHtml(view.business.name)],
-    ['Paid by', view.customer ? escapeHtml(view.customer) : null],
-    ['For', view.planTitle ? escapeHtml(view.planTitle) : null],
-    ['Method', escapeHtml(methodInWords(view.method))],
-    ['Reference', view.reference ? escapeHtml(view.reference) : null],
+    ['Receipt', view.number],
+    ['Amount', money(view.amount)],
+    ['Paid on', dayInWords(view.paidOn)],
+    ['Paid to', view.business.name],
+    ['Paid by', view.customer],
+    ['For', view.planTitle],
+    ['Method', methodInWords(view.method)],
+    ['Reference', view.reference],
     ['Balance after', view.balanceAfter === null ? null : money(view.balanceAfter)],
-    ['Verification code', `<code>${escapeHtml(view.code)}</code>`],
+    ['Verification code', view.code],
   ];
   return rows.filter((row): row is [string, string] => row[1] !== null);
 }
 
 /** The public page of a receipt: its facts, whether it stands, and its PDF. */
 export function receiptPage(view: ReceiptView): string {
+  const shown: Record<string, (value: string) => string> = {
+    Amount: (value) => `<strong>${escapeHtml(value)}</strong>`,
+    'Verification code': (value) => `<code>${escapeHtml(value)}</code>`,
+  };
   const facts = receiptFacts(view)
-    .map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${value}</dd>`)
+    .map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${(shown[term] ?? escapeHtml)(value)}</dd>`)
     .join('');
   const standing = view.standing === 'valid' ? 'receipt-valid' : 'receipt-void';
   return page(

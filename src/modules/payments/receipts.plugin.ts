@@ -3,7 +3,9 @@ import type { AppContext } from '../../context.js';
 import { page, pageHeaders } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
 import { AppError } from '../../lib/app-error.js';
+import { receiptUrl } from '../../lib/receipt-codes.js';
 import { receiptPage, unknownReceiptPage } from './receipt.page.js';
+import { receiptPdf } from './receipt.pdf.js';
 import { receiptByCode } from './receipts.service.js';
 
 /** Lookups a minute one address may make: enough for people, far too few to guess a code. */
@@ -40,5 +42,15 @@ export const receiptPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     const view = await receiptByCode(ctx, request.params.code);
     if (!view) return unknownReceipt(reply);
     return reply.code(200).headers(pageHeaders(view.business.brandColor)).send(receiptPage(view));
+  });
+
+  app.get<{ Params: { code: string } }>('/:code/pdf', { schema: { hide: true } }, async (request, reply) => {
+    const view = await receiptByCode(ctx, request.params.code);
+    if (!view) return unknownReceipt(reply);
+    return reply
+      .code(200)
+      .headers({ ...pageHeaders(null), 'content-type': 'application/pdf' })
+      .header('content-disposition', `attachment; filename="receipt-${view.number}.pdf"`)
+      .send(receiptPdf(view, receiptUrl(view.linkCode)));
   });
 };

@@ -1,42 +1,22 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { notFound } from '../../lib/app-error.js';
 import { localDate } from '../../lib/calendar.js';
-import { displayReceiptCode, readReceiptCode, receiptNumberText } from '../../lib/receipt-codes.js';
+import type { PdfDocument } from '../../lib/pdf/index.js';
+import {
+  displayReceiptCode,
+  readReceiptCode,
+  receiptNumberText,
+  receiptUrl,
+} from '../../lib/receipt-codes.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import { getTrackRow } from '../tracks/tracks.service.js';
-import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
+import { businessCard } from '../workspaces/workspaces.service.js';
 import * as repo from './payments.repository.js';
 import type { PaymentsTable } from './payments.table.js';
-
-/** Whether a receipt still stands: a reversal or a refund marks it; the receipt itself never changes. */
-export type ReceiptStanding = 'valid' | 'reversed' | 'refunded';
-
-/** What a receipt shows: the facts of the money when it was recorded, and whether it still stands. */
-export interface ReceiptView {
-  business: BusinessCard;
-  number: string;
-  code: string;
-  /** Its code as stored: what its links carry. */
-  linkCode: string;
-  paymentId: string;
-  amount: number;
-  currency: string;
-  method: string;
-  reference: string | null;
-  /** Calendar date in the business's zone. */
-  paidOn: string;
-  customer: string | null;
-  planTitle: string | null;
-  /** The plan's balance right after the payment; null for money on no plan. */
-  balanceAfter: number | null;
-  standing: ReceiptStanding;
-  /** When it stopped standing, as a date in the business's zone, and why the business said it was reversed. */
-  endedOn: string | null;
-  reversalReason: string | null;
-  /** Test-mode money: no real money moved. */
-  test: boolean;
-}
+import { receiptPdf } from './receipt.pdf.js';
+import type { ReceiptStanding, ReceiptView } from './receipt.view.js';
 
 function standingOf(row: PaymentsTable): ReceiptStanding {
   if (row.status !== 'reversed') return 'valid';
@@ -89,4 +69,16 @@ export async function receiptByCode(ctx: AppContext, text: string): Promise<Rece
   if (code === null) return undefined;
   const row = await repo.findByReceiptCode(ctx.db, code);
   return row ? receiptView(ctx, row) : undefined;
+}
+
+/** A payment's receipt as a PDF, ready to stream; not_found for no such payment, or one without a receipt. */
+export async function receiptOfPayment(
+  ctx: AppContext,
+  tenant: TenantRef,
+  paymentId: string,
+): Promise<{ number: string; pdf: PdfDocument }> {
+  const row = await repo.findById(ctx.db, tenant, paymentId);
+  const view = row ? await receiptView(ctx, row) : undefined;
+  if (!view) throw notFound(row ? 'receipt' : 'payment', paymentId);
+  return { number: view.number, pdf: receiptPdf(view, receiptUrl(view.linkCode)) };
 }

@@ -5,6 +5,7 @@ import type { List } from '../../http/internal-api.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
 import { AppError } from '../../lib/app-error.js';
 import { localDate } from '../../lib/calendar.js';
+import { customerStatementPdf } from '../statements/statements.service.js';
 import type { BusinessCard } from '../workspaces/workspaces.service.js';
 import {
   type ClosedLink,
@@ -187,6 +188,33 @@ export const portalPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
         `/customers/${encodeURIComponent(visit.customerId)}/statement`,
       );
       return send(reply, 200, statementPage(visit, dataOf(statement)), visit.business);
+    },
+  );
+
+  app.get<{ Params: { token: string } }>(
+    '/:token/statement.pdf',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const visit = await visitOr(reply, request.params.token);
+      if (!visit) return reply;
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const pdf = await customerStatementPdf(
+        ctx,
+        visit.tenant,
+        visit.customerId,
+        {},
+        {
+          signal: gone.signal,
+          onError: (error) =>
+            request.log.error({ err: error }, 'customer page statement PDF failed while streaming'),
+        },
+      );
+      return reply
+        .code(200)
+        .headers({ ...pageHeaders(null), 'content-type': 'application/pdf' })
+        .header('content-disposition', `attachment; filename="${pdf.filename}"`)
+        .send(pdf.stream);
     },
   );
 };

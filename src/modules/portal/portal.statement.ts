@@ -1,5 +1,5 @@
 import { escapeHtml } from '../../http/html-page.js';
-import { dayInWords } from '../../lib/in-words.js';
+import { dayInWords, shortDayInWords } from '../../lib/in-words.js';
 import { formatMoney } from '../../lib/money.js';
 import { portalPage } from './portal.page.js';
 import type { PortalVisit } from './portal.visit.js';
@@ -14,7 +14,7 @@ export interface StatementData {
     closingBalance: number;
     lines: { date: string; description: string; amount: number; balance: number }[];
     overdue: { total: number };
-    nextDue: { date?: string; dueDate?: string; amount: number } | null;
+    nextDue: { date: string; amount: number } | null;
   }[];
 }
 
@@ -32,11 +32,11 @@ export function statementPage(
       const rows = c.lines
         .map(
           (line) =>
-            `<tr><td>${esc(dayInWords(line.date.slice(0, 10)))}</td><td>${esc(line.description)}</td><td class="amount">${money(line.amount)}</td><td class="amount">${money(line.balance)}</td></tr>`,
+            `<tr><td class="nowrap">${esc(shortDayInWords(line.date))}</td><td>${esc(line.description)}</td><td class="amount">${money(line.amount)}</td><td class="amount">${money(line.balance)}</td></tr>`,
         )
         .join('');
       const next = c.nextDue
-        ? `<dt>Next due</dt><dd>${money(c.nextDue.amount)} on ${esc(dayInWords(String(c.nextDue.date ?? c.nextDue.dueDate ?? '').slice(0, 10)))}</dd>`
+        ? `<dt>Next due</dt><dd>${money(c.nextDue.amount)} on ${esc(dayInWords(c.nextDue.date))}</dd>`
         : '';
       return `<h2>${esc(c.currency)}</h2>
 <dl><dt>Opening balance</dt><dd>${money(c.openingBalance)}</dd><dt>Closing balance</dt><dd><strong>${money(c.closingBalance)}</strong></dd><dt>Overdue</dt><dd>${money(c.overdue.total)}</dd>${next}</dl>

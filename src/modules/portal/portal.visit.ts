@@ -3,6 +3,7 @@ import { tenantClock, testClockOffset } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
 import { type InternalApi, internalApi } from '../../http/internal-api.js';
 import { isTokenOf, sha256 } from '../../lib/link-tokens.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { AuthContext } from '../api-keys/index.js';
 import { parseGrant } from '../api-keys/scopes.js';
 import { customerRowById } from '../customers/customers.service.js';
@@ -33,6 +34,8 @@ export interface PortalVisit {
   business: BusinessCard;
   now: Date;
   test: boolean;
+  /** The customer's workspace and mode, on its clock: for what the page streams itself (the statement's PDF). */
+  tenant: Tenant;
   api: InternalApi;
 }
 
@@ -99,6 +102,7 @@ export async function openPortal(
       business,
       now,
       test: link.mode === 'test',
+      tenant: { workspaceId: link.workspace_id, mode: link.mode, clock },
       api: internalApi(app, auth),
     },
   };

@@ -1,20 +1,12 @@
-import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { requireAuth } from '../../http/auth.js';
 import { Envelope, ErrorEnvelope, IdParams, ok } from '../../http/envelope.js';
+import { PdfBody } from '../../http/responses.js';
 import { Statement, StatementQuery } from './statements.schemas.js';
 import * as service from './statements.service.js';
 
 const tags = ['Customers'];
-
-/** The PDF: bytes in the document, a stream in the handler. */
-const PdfBody = Type.Unsafe<Readable>({
-  type: 'string',
-  format: 'binary',
-  description: 'The statement as a PDF (A4), streamed.',
-});
 
 const JsonBody = Envelope(Statement);
 /** The whole answer the document shows: the statement's example in the envelope. */
@@ -46,7 +38,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
             description: 'The statement: JSON in the envelope, or the PDF.',
             content: {
               'application/json': { schema: JsonBody, example: JSON_EXAMPLE },
-              'application/pdf': { schema: PdfBody },
+              'application/pdf': { schema: PdfBody('The statement as a PDF (A4), streamed.') },
             },
           },
           '4xx': ErrorEnvelope,
