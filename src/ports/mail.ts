@@ -45,6 +45,15 @@ export function smtpSender(options: SmtpSenderOptions): MessageSender {
           to: message.to,
           subject: message.subject ?? '',
           text: message.text,
+          ...(message.attachments?.length
+            ? {
+                attachments: message.attachments.map((a) => ({
+                  filename: a.filename,
+                  contentType: a.contentType,
+                  content: a.content,
+                })),
+              }
+            : {}),
         });
         return { status: 'sent', provider: 'smtp', providerMessageId: info.messageId ?? null, error: null };
       } catch (error) {

@@ -12,6 +12,14 @@ export interface OutgoingMessage {
   reference?: string;
   /** An earlier try got no answer: the provider is asked first whether it has the message, so it is not sent twice. */
   retried?: boolean;
+  /** Files an e-mail carries (a receipt's PDF); other channels carry a link instead. */
+  attachments?: readonly MessageAttachment[];
+}
+
+export interface MessageAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
 }
 
 /** What became of one delivery try, as a reminder log row shows it. */

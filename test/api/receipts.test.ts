@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newTrack, newWorkspace } from '../helpers/factories.js';
 import { pdfText } from '../helpers/pdf.js';
+import { decodeBody, type LocalSmtpServer, startSmtpServer, subjectOf } from '../helpers/transports.js';
 
 describe('receipts', () => {
   let t: TestApp;
@@ -209,5 +210,52 @@ describe('receipts', () => {
     const answers = await Promise.all(codes);
     // Earlier tests in this file spent some of the minute's allowance; whatever is left runs out here.
     assert.ok(answers.some((a) => a.statusCode === 429));
+  });
+});
+
+describe('receipts by e-mail', () => {
+  let t: TestApp;
+  let smtp: LocalSmtpServer;
+  before(async () => {
+    smtp = await startSmtpServer();
+    t = await buildTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'paytrack <no-reply@paytrack.test>' } });
+  });
+  after(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  test('an e-mailed receipt carries its PDF, whose text is the receipt', async () => {
+    const { live } = await newWorkspace(t);
+    await live.patch('/account', { receipts: { send: true, channels: ['email', 'sms'] } });
+    const customer = (
+      await live.post('/customers', {
+        name: 'Kofi Mensah',
+        phone: '+233241234567',
+        email: 'kofi@example.com',
+      })
+    ).body.data;
+    const plan = await newTrack(live, { customerId: customer.id, amount: 80_000, title: 'Phone' });
+    const paid = (await live.post('/payments', { trackId: plan.id, amount: 20_000, method: 'cash' })).body
+      .data;
+    const before = smtp.received.length;
+    await t.worker.drain();
+    const mails = smtp.received.slice(before);
+    assert.equal(mails.length, 1);
+    assert.deepEqual(mails[0]?.recipients, ['kofi@example.com']);
+    const raw = mails[0]?.raw ?? '';
+    assert.match(subjectOf(decodeBody(raw).headers), /Receipt R-000001 from Test workspace/);
+    const part =
+      /Content-Type: application\/pdf; name=receipt-R-000001\.pdf\r?\n(?:[^\r\n]+\r?\n)*\r?\n([A-Za-z0-9+/=\r\n]+)/.exec(
+        raw,
+      );
+    assert.ok(part?.[1], 'the PDF is attached');
+    const text = pdfText(Buffer.from(part[1].replace(/\s+/g, ''), 'base64'));
+    for (const shown of ['R-000001', '₦200.00', 'Kofi Mensah', 'Phone', paid.receipt.code]) {
+      assert.ok(text.includes(shown), `the attached PDF shows ${shown}`);
+    }
+    const [sent] = (await live.get(`/reminders?customerId=${customer.id}`)).body.data.items;
+    assert.equal(sent.channel, 'email');
+    assert.equal(sent.status, 'sent');
   });
 });

@@ -21,7 +21,7 @@ export {
   type PdfBusiness,
   type PdfHeading,
 } from './header.js';
-export { readerCaughtUp } from './stream.js';
+export { pdfBytes, readerCaughtUp } from './stream.js';
 export {
   drawFacts,
   type PdfColumn,

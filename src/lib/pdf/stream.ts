@@ -32,3 +32,10 @@ export async function readerCaughtUp(doc: PdfDocument, heldBytes = HELD_BYTES): 
     else listen();
   });
 }
+
+/** A short document's bytes (a receipt to attach to an e-mail): read whole, once it ends. */
+export async function pdfBytes(doc: PdfDocument): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of doc) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,4 +1,4 @@
 // The payments module's public face.
 
 export { markPaymentsRolled } from './payments.rollup-marks.js';
-export { receiptLinkOf } from './receipts.service.js';
+export { receiptLinkOf, receiptOfPayment } from './receipts.service.js';

@@ -3,11 +3,13 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { quietHoursEnd } from '../../lib/calendar.js';
 import { type ContactPolicy, contactPolicyOf } from '../../lib/contact-policy.js';
 import { newId } from '../../lib/ids.js';
+import { pdfBytes } from '../../lib/pdf/index.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordEvent } from '../../outbox/outbox.js';
-import type { DeliveryReceipt } from '../../ports/messages.js';
+import type { DeliveryReceipt, MessageAttachment } from '../../ports/messages.js';
 import { optOutsOf } from '../customers/customers.service.js';
 import { messageSenderFor } from '../messages/senders.service.js';
+import { receiptOfPayment } from '../payments/index.js';
 import { CUSTOMER_PAGE_LINK, linkForMessage } from '../portal/index.js';
 import { factsOf, loadSubject, skipReasonOf, withdrawnReasonOf } from './reminders.facts.js';
 import { toApi } from './reminders.mapper.js';
@@ -122,6 +124,19 @@ async function withLinkMade(ctx: AppContext, tenant: Tenant, held: RemindersTabl
   return url === null ? null : text.replaceAll(CUSTOMER_PAGE_LINK, url);
 }
 
+/** What an e-mail carries besides its text: a receipt message's PDF, drawn as the receipt stands now. */
+async function attachmentsOf(
+  ctx: AppContext,
+  tenant: Tenant,
+  held: RemindersTable,
+): Promise<MessageAttachment[]> {
+  if (held.channel !== 'email' || held.payment_id === null) return [];
+  const { number, pdf } = await receiptOfPayment(ctx, tenant, held.payment_id);
+  return [
+    { filename: `receipt-${number}.pdf`, contentType: 'application/pdf', content: await pdfBytes(pdf) },
+  ];
+}
+
 /** A log row for a message the contact policy held back: why, in its own words. */
 async function logHeldBack(
   ctx: AppContext,
@@ -217,6 +232,7 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
   };
   const text = await withLinkMade(ctx, tenant, held, sent.message);
   if (text === null) return close(ctx, held, 'cancelled', 'link_unavailable', now);
+  const attachments = await attachmentsOf(ctx, tenant, held);
   const sender = await messageSenderFor(ctx, tenant);
   const receipt = await sender.send({
     channel: held.channel,
@@ -225,6 +241,7 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
     text,
     reference: held.id,
     retried: held.attempts > 0,
+    ...(attachments.length > 0 ? { attachments } : {}),
   });
   await recordTry(ctx, tenant, held, sent, receipt, now);
   return true;
