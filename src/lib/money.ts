@@ -81,8 +81,20 @@ export function formatMoney(minor: number, currency: string, locale = 'en'): str
     format = new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'narrowSymbol' });
     moneyFormats.set(key, format);
   }
-  return format.format(toMajorUnits(minor, currency) as unknown as number);
+  const major = toMajorUnits(minor, currency) as unknown as number;
+  const sign = LOCAL_SIGNS[currency];
+  if (!sign) return format.format(major);
+  return format
+    .formatToParts(major)
+    .map((part) => (part.type === 'currency' ? sign : part.value))
+    .join('');
 }
+
+/**
+ * Signs people write that Intl's English leaves as the ISO code: the Kenyan shilling is "KSh 1,500.00" on
+ * price tags, receipts and the Central Bank's own notes, not "KES 1,500.00".
+ */
+const LOCAL_SIGNS: Readonly<Record<string, string>> = { KES: 'KSh' };
 
 /** Formatters by locale and currency, made once: making one costs far more than formatting with it. */
 const moneyFormats = new Map<string, Intl.NumberFormat>();

@@ -112,6 +112,32 @@ export const expectations: Record<string, Expectation> = {
     assert.equal(account2.currency, 'NGN');
   },
 
+  async payer(stdout, api) {
+    const lines = stdout.split('\n').map((line) => line.trim());
+    const page = lines.find((line) => /^http\S+\/c\/cp_[\w-]{43}$/.test(line));
+    const pay = lines.find((line) => /^http\S+\/pay\/\S+$/.test(line));
+    const receipt = lines.find((line) => /^http\S+\/r\/[0-9A-Z]{12}$/.test(line));
+    assert.ok(page && pay && receipt, `the block prints the three links: ${stdout}`);
+    const [sent, statement] = answers(stdout).map(ok);
+    assert.equal(sent.url, null, 'a link sent by a reminder is in no answer');
+    assert.match(sent.reminderId, /^rem_/);
+    assert.ok(lines.includes('%PDF-'), 'the receipt is a PDF');
+    const shown = await fetch(page);
+    assert.equal(shown.status, 200);
+    const html = await shown.text();
+    assert.match(html, /Hello, Ada Obi/);
+    assert.match(html, /Fridge, 3 instalments/);
+    assert.equal((await fetch(pay)).status, 200);
+    const checked = await fetch(receipt);
+    assert.equal(checked.status, 200);
+    assert.match(await checked.text(), /Valid: Mama Put Stores recorded this payment\./);
+    const ngn = statement.currencies.find((c: Json) => c.currency === 'NGN');
+    const plans = (await api(`/tracks?customerId=${statement.customer.id}&limit=100`)).body.data
+      .items as Json[];
+    const owed = plans.filter((p) => p.currency === 'NGN').reduce((sum, p) => sum + p.balance, 0);
+    assert.equal(ngn.closingBalance, owed, "the statement closes on the plans' balances");
+  },
+
   test(stdout) {
     assert.match(stdout, /^# fail 0$/m);
     assert.match(stdout, /^# pass [1-9]\d*$/m);

@@ -121,4 +121,13 @@ describe('formatMoney', () => {
     assert.equal(formatMoney(5, 'USD'), '$0.05');
     assert.equal(formatMoney(99_999_999_999_999, 'USD'), '$999,999,999,999.99');
   });
+
+  test('the signs people write: cedi, rupee, euro, pound, and KSh for the Kenyan shilling', () => {
+    assert.equal(formatMoney(150_000, 'GHS'), 'GH₵1,500.00');
+    assert.equal(formatMoney(150_000, 'INR'), '₹1,500.00');
+    assert.equal(formatMoney(150_000, 'EUR'), '€1,500.00');
+    assert.equal(formatMoney(150_000, 'GBP'), '£1,500.00');
+    assert.equal(formatMoney(150_000, 'KES'), 'KSh\u00a01,500.00');
+    assert.equal(formatMoney(-150_000, 'KES'), '-KSh\u00a01,500.00');
+  });
 });
