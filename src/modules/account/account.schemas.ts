@@ -200,7 +200,12 @@ export const AccountUpdate = Type.Object(
     ),
     contactPolicy: Type.Optional(Nullable(ContactPolicyChange)),
     receipts: Type.Optional(Nullable(ReceiptSettingsChange)),
-    customerPage: Type.Optional(CustomerPageSettings),
+    customerPage: Type.Optional(
+      Type.Object(
+        { inReminders: Type.Boolean() },
+        { additionalProperties: false, description: CUSTOMER_PAGE_DESCRIPTION },
+      ),
+    ),
   },
   {
     title: 'AccountUpdate',

@@ -6,7 +6,7 @@ import { responses } from '../../http/responses.js';
 import { PortalLink, PortalLinkCreate, PortalLinkListQuery } from './portal.schemas.js';
 import * as service from './portal.service.js';
 
-const tags = ['Customer page'];
+const tags = ['Customers'];
 
 export const portalRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(

@@ -46,6 +46,19 @@ export const PortalLink = Type.Object(
   },
   {
     title: 'PortalLink',
+    examples: [
+      {
+        id: 'cpl_01JD7ZC3D4E5F6G7H8J9K0M1N2',
+        customerId: 'cus_01JD7Z5M2Q8R4T6V9X1Y3Z5A7B',
+        url: 'https://pay.example.com/c/cp_Qm9vdHN0cmFwLXRva2VuLWV4YW1wbGUtMDAwMDAwMDAw',
+        status: 'active',
+        expiresAt: '2026-12-27T09:00:00.000Z',
+        revokedAt: null,
+        lastOpenedAt: null,
+        reminderId: null,
+        createdAt: '2026-11-27T09:00:00.000Z',
+      },
+    ],
     description:
       "A link to the customer's own page, with no login: their plans with balances, obligations, payments with receipts, the statement (and its PDF), pay now for what is due, and their mandates, which they can revoke.",
   },
