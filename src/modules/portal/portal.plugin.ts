@@ -4,7 +4,7 @@ import { isCrossSitePost, pageHeaders } from '../../http/html-page.js';
 import type { List } from '../../http/internal-api.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
 import { AppError } from '../../lib/app-error.js';
-import { localDate } from '../../lib/calendar.js';
+import { addDays, localDate } from '../../lib/calendar.js';
 import { customerStatementPdf } from '../statements/statements.service.js';
 import type { BusinessCard } from '../workspaces/workspaces.service.js';
 import {
@@ -50,21 +50,34 @@ function dataOf<T>(
   );
 }
 
+/** How far back the page lists instalments (those overdue are listed however old). */
+const RECENT_DAYS = 62;
+
 async function home(visit: PortalVisit, notice: string | null) {
-  const [plans, obligations, payments, mandates] = await Promise.all([
-    visit.api.get<List<PortalPlan>>('/tracks', { customerId: visit.customerId, limit: 100 }),
-    visit.api.get<List<PortalObligation>>('/obligations', { customer_id: visit.customerId, limit: 100 }),
-    visit.api.get<List<PortalPayment>>('/payments', { customerId: visit.customerId, limit: 20 }),
-    visit.api.get<List<PortalMandate>>('/payment-mandates', { payer_id: visit.customerId, limit: 20 }),
+  const customer_id = visit.customerId;
+  const today = localDate(visit.now, visit.business.timeZone);
+  const [plans, overdue, recent, payments, mandates] = await Promise.all([
+    visit.api.get<List<PortalPlan>>('/tracks', { customerId: customer_id, limit: 100 }),
+    visit.api.get<List<PortalObligation>>('/obligations', { customer_id, status: 'overdue', limit: 100 }),
+    visit.api.get<List<PortalObligation>>('/obligations', {
+      customer_id,
+      due_from: addDays(today, -RECENT_DAYS),
+      limit: 100,
+    }),
+    visit.api.get<List<PortalPayment>>('/payments', { customerId: customer_id, limit: 20 }),
+    visit.api.get<List<PortalMandate>>('/payment-mandates', { payer_id: customer_id, limit: 20 }),
   ]);
+  const obligations = new Map(
+    [...dataOf(overdue).items, ...dataOf(recent).items].map((o) => [o.id, o] as const),
+  );
   return portalHome({
     token: visit.token,
     business: visit.business,
     customerName: visit.customerName,
-    today: localDate(visit.now, visit.business.timeZone),
+    today,
     test: visit.test,
     plans: dataOf(plans).items.filter((p) => p.status !== 'archived'),
-    obligations: dataOf(obligations).items,
+    obligations: [...obligations.values()],
     payments: dataOf(payments).items,
     mandates: dataOf(mandates).items,
     notice,
