@@ -111,6 +111,15 @@ test('the customer page: what is owed, instalments, payments with receipts, pay 
   await screenshots(page, 'receipt');
   await assertAccessible(browser, page);
 
+  // The statement on the page: every charge and payment with the running balance.
+  await page.goto(`${link.url}/statement`);
+  const statement = await shownText(page);
+  for (const shown of ['Statement', 'Opening balance', 'Closing balance ₦100,000.00', 'GTB-0091']) {
+    assert.ok(statement.includes(shown), `the statement shows ${shown}: ${statement}`);
+  }
+  await screenshots(page, 'customer-page-statement');
+  await assertAccessible(browser, page);
+
   // Stopping the generator's automatic payments asks first, then records the customer's revocation.
   await page.goto(link.url);
   await page.getByRole('link', { name: 'Stop them' }).click();

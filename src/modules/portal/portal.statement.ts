@@ -32,7 +32,7 @@ export function statementPage(
       const rows = c.lines
         .map(
           (line) =>
-            `<tr><td class="nowrap">${esc(shortDayInWords(line.date))}</td><td>${esc(line.description)}</td><td class="amount">${money(line.amount)}</td><td class="amount">${money(line.balance)}</td></tr>`,
+            `<tr><td><span class="note">${esc(shortDayInWords(line.date))}</span><br>${esc(line.description)}</td><td class="amount">${money(line.amount)}<br><span class="note">${money(line.balance)}</span></td></tr>`,
         )
         .join('');
       const next = c.nextDue
@@ -40,7 +40,7 @@ export function statementPage(
         : '';
       return `<h2>${esc(c.currency)}</h2>
 <dl><dt>Opening balance</dt><dd>${money(c.openingBalance)}</dd><dt>Closing balance</dt><dd><strong>${money(c.closingBalance)}</strong></dd><dt>Overdue</dt><dd>${money(c.overdue.total)}</dd>${next}</dl>
-<table><caption>${esc(c.currency)} charges and payments</caption><thead><tr><th scope="col">Date</th><th scope="col">What</th><th scope="col" class="amount">Amount</th><th scope="col" class="amount">Balance</th></tr></thead><tbody>${rows || '<tr><td colspan="4">Nothing in this period.</td></tr>'}</tbody></table>`;
+<table><caption>${esc(c.currency)} charges and payments</caption><thead><tr><th scope="col">Date and what</th><th scope="col" class="amount">Amount<br><span class="note">balance after</span></th></tr></thead><tbody>${rows || '<tr><td colspan="2">Nothing in this period.</td></tr>'}</tbody></table>`;
     })
     .join('\n');
   return portalPage(
