@@ -80,14 +80,18 @@ export const RETURN_TITLES: Record<CheckoutReturn, string> = {
   unknown: 'Payment being confirmed',
 };
 
-/** Back from the provider's checkout page: what the provider said of the payment. */
-export function returnBody(view: CheckoutView, outcome: CheckoutReturn): string {
-  const amount = money(view, view.amount);
+/** What the provider said of a payment of `amount` (already formatted and escaped), in a sentence for the payer. */
+export function returnSentence(outcome: CheckoutReturn, amount: string, business: string): string {
   const text: Record<CheckoutReturn, string> = {
-    paid: `Thank you: your payment of <strong>${amount}</strong> was received. ${escapeHtml(view.business.name)} records it in a moment.`,
+    paid: `Thank you: your payment of <strong>${amount}</strong> was received. ${escapeHtml(business)} records it in a moment.`,
     processing: `Your payment of <strong>${amount}</strong> is being processed by your bank. It is recorded once it clears.`,
     not_paid: `Your payment of <strong>${amount}</strong> did not go through, and nothing was taken. You can open the payment link again to retry.`,
     unknown: `If you paid <strong>${amount}</strong>, it is recorded as soon as the payment provider confirms it.`,
   };
-  return `<p>${text[outcome]}</p>${listOf(factsOf(view))}${contactHtml(view.business, 'Questions about this payment? Contact')}`;
+  return text[outcome];
+}
+
+/** Back from the provider's checkout page: what the provider said of the payment. */
+export function returnBody(view: CheckoutView, outcome: CheckoutReturn): string {
+  return `<p>${returnSentence(outcome, money(view, view.amount), view.business.name)}</p>${listOf(factsOf(view))}${contactHtml(view.business, 'Questions about this payment? Contact')}`;
 }

@@ -2,7 +2,6 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { isCrossSitePost, pageHeaders } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
-import { AppError } from '../../lib/app-error.js';
 import {
   alreadyPaidBody,
   checkoutPage,
@@ -19,7 +18,6 @@ import {
   checkoutPaidBody,
   checkoutPayForm,
   closedBody,
-  RETURN_TITLES as PAY_LINK_RETURN_TITLES,
   payLinkPage,
   paidBody as payLinkPaidBody,
   returnBody as payLinkReturnBody,
@@ -30,6 +28,7 @@ import {
   returnFromPayLinkCheckout,
   showPayLinkCheckout,
 } from './pay-link-checkout.service.js';
+import { answerPaymentPageErrors } from './payment-pages.js';
 
 const CHECKOUT = /^chk_[A-Za-z0-9_-]{22}$/;
 
@@ -91,27 +90,7 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     (_r, _b, done) => done(null, {}),
   );
   await pageRateLimit(app, ctx.config, 'checkout', 30);
-  app.setErrorHandler((error: Error & { statusCode?: number; rateLimited?: boolean }, request, reply) => {
-    if (error.rateLimited) {
-      return send(
-        reply,
-        429,
-        'Too many requests',
-        '<p>Nothing was paid. Wait a minute, then open the link again.</p>',
-      );
-    }
-    // Text no checkout id has (NUL, a lone surrogate) in the path or query, refused before the handler runs.
-    if (error instanceof AppError && error.code === 'validation_error') return notFound(reply);
-    const status = error.statusCode ?? 500;
-    if (status >= 500) request.log.error({ err: error }, 'checkout page failed');
-    return send(
-      reply,
-      Math.min(status, 500),
-      'Something went wrong',
-      '<p>Nothing was paid. Open the link again.</p>',
-    );
-  });
-  app.setNotFoundHandler((_request, reply) => notFound(reply));
+  answerPaymentPageErrors(app, 'checkout page', send, notFound);
 
   app.get<{ Params: { id: string } }>('/:id', { schema: { hide: true } }, async (request, reply) => {
     const view = CHECKOUT.test(request.params.id) ? await showCheckout(ctx, request.params.id) : undefined;
@@ -138,7 +117,7 @@ export const checkoutPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       if (forLink.outcome === 'paid' && forLink.view.checkoutState === 'paid') {
         return linkCheckoutShown(reply, forLink.view);
       }
-      const title = PAY_LINK_RETURN_TITLES[forLink.outcome];
+      const title = RETURN_TITLES[forLink.outcome];
       return sendForLink(reply, 200, title, payLinkReturnBody(forLink.view, forLink.outcome), forLink.view);
     }
     const { view, outcome } = back;

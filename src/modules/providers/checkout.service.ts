@@ -1,13 +1,11 @@
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
-import { isUniqueViolation } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { localDate } from '../../lib/calendar.js';
 import { toInstant } from '../../lib/instant.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { receiveForCheckout } from '../../money/index.js';
-import { ProviderCallError } from '../../ports/live-provider.js';
 import type { InboundNotification } from '../../ports/provider-notifications.js';
 import { getCustomerRow } from '../customers/customers.service.js';
 import { lockOpenCheckout } from '../schedules/index.js';
@@ -21,11 +19,17 @@ import { type ObligationsTable, OPEN_OBLIGATION } from '../schedules/schedules.s
 import { getTrackRow } from '../tracks/tracks.service.js';
 import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
 import { liveProvider } from './adapters.service.js';
-import { CHECKOUT_PROVIDER, type CheckoutLink, startCheckout } from './checkout.start.js';
+import {
+  askProviderOfCheckout,
+  CHECKOUT_PROVIDER,
+  type CheckoutLink,
+  type CheckoutReturn,
+  startCheckout,
+} from './checkout.start.js';
 import { payLinkCheckoutPaid } from './pay-link-checkout.service.js';
 import { type Handled, handledOf } from './providers.service.js';
 
-export type { CheckoutLink } from './checkout.start.js';
+export type { CheckoutLink, CheckoutReturn } from './checkout.start.js';
 
 /**
  * A checkout page for a due obligation of a gatewayA_checkout schedule, for what it still owes (`startCheckout`):
@@ -209,9 +213,6 @@ export async function payCheckout(
   return { ...paid, view };
 }
 
-/** What the payer sees back from a provider's checkout page: what the provider says of the payment. */
-export type CheckoutReturn = 'paid' | 'processing' | 'not_paid' | 'unknown';
-
 /**
  * The page a provider's checkout sends the payer back to (`/checkout/<id>/return`): it asks the provider where
  * the payment stands and says so. Money the provider says was paid is recorded here too, under the provider's
@@ -225,41 +226,13 @@ export async function returnFromCheckout(
   if (!found) return undefined;
   const { obligation, tenant, view } = found;
   if (view.state === 'paid') return { view, outcome: 'paid' };
-  const live = obligation.checkout_provider
-    ? await liveProvider(ctx, tenant, obligation.checkout_provider)
-    : null;
-  const reference = obligation.checkout_provider_reference;
-  if (!live || !reference) return { view, outcome: 'unknown' };
-  const answer = await live.adapter.lookupCheckout(reference).catch((error: unknown) => {
-    if (error instanceof ProviderCallError) return { status: 'unknown' as const };
-    throw error;
-  });
-  if (answer.status === 'succeeded' && answer.amount !== undefined && answer.currency !== undefined) {
-    const { amount, currency, providerReference } = answer;
-    const provider = live.name;
-    await inTransaction(ctx, (trx) =>
-      checkoutPaid(trx, tenant, checkoutId, {
-        provider,
-        amount,
-        currency,
-        paidAt: tenant.clock.now().toISOString(),
-        reference: `${provider}:${providerReference}`,
-        providerReference,
-      }),
-    ).catch((error: unknown) => {
-      // The webhook recorded it at the same moment, under the same reference.
-      if (!isUniqueViolation(error)) throw error;
-    });
-    const now = await find(ctx, checkoutId, true);
-    return { view: now?.view ?? view, outcome: 'paid' };
-  }
-  const outcome: CheckoutReturn =
-    answer.status === 'succeeded'
-      ? 'paid'
-      : answer.status === 'processing'
-        ? 'processing'
-        : answer.status === 'failed'
-          ? 'not_paid'
-          : 'unknown';
-  return { view, outcome };
+  const { outcome, recorded } = await askProviderOfCheckout(
+    ctx,
+    tenant,
+    { provider: obligation.checkout_provider, providerReference: obligation.checkout_provider_reference },
+    (trx, money) => checkoutPaid(trx, tenant, checkoutId, money),
+  );
+  if (!recorded) return { view, outcome };
+  const now = await find(ctx, checkoutId, true);
+  return { view: now?.view ?? view, outcome };
 }

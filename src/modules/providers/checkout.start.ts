@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { Trx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { ProviderCallError } from '../../ports/live-provider.js';
 import { payerEmailOf } from '../customers/customers.service.js';
 import { RAIL_PROVIDER } from '../schedules/schedules.service.js';
 import { liveProvider, railProvider } from './adapters.service.js';
@@ -54,4 +58,64 @@ export async function startCheckout(
     returnUrl: `${ctx.config.publicUrl}/checkout/${id}/return`,
   });
   return { id, url: made.url, provider, providerReference: made.id };
+}
+
+/** What the payer sees back from a provider's checkout page: what the provider says of the payment. */
+export type CheckoutReturn = 'paid' | 'processing' | 'not_paid' | 'unknown';
+
+/** Money a provider says a checkout took, as it is recorded. */
+export interface CheckoutMoney {
+  provider: string;
+  amount: number;
+  currency: string;
+  paidAt: string;
+  reference: string;
+  providerReference: string;
+}
+
+/**
+ * Asks a real provider where a checkout's payment stands (the return page's question). Money it says was paid is
+ * recorded through `record`, under the provider's reference of it, so that its webhook (lost, or late) and the
+ * return page record it once between them. `recorded`: whether this call recorded it (the caller reads the page
+ * again).
+ */
+export async function askProviderOfCheckout(
+  ctx: AppContext,
+  tenant: Tenant,
+  checkout: { provider: string | null; providerReference: string | null },
+  record: (trx: Trx, money: CheckoutMoney) => Promise<unknown>,
+): Promise<{ outcome: CheckoutReturn; recorded: boolean }> {
+  const live = checkout.provider ? await liveProvider(ctx, tenant, checkout.provider) : null;
+  if (!live || !checkout.providerReference) return { outcome: 'unknown', recorded: false };
+  const answer = await live.adapter.lookupCheckout(checkout.providerReference).catch((error: unknown) => {
+    if (error instanceof ProviderCallError) return { status: 'unknown' as const };
+    throw error;
+  });
+  if (answer.status === 'succeeded' && answer.amount !== undefined && answer.currency !== undefined) {
+    const { amount, currency, providerReference } = answer;
+    const provider = live.name;
+    await inTransaction(ctx, (trx) =>
+      record(trx, {
+        provider,
+        amount,
+        currency,
+        paidAt: tenant.clock.now().toISOString(),
+        reference: `${provider}:${providerReference}`,
+        providerReference,
+      }),
+    ).catch((error: unknown) => {
+      // The webhook recorded it at the same moment, under the same reference.
+      if (!isUniqueViolation(error)) throw error;
+    });
+    return { outcome: 'paid', recorded: true };
+  }
+  const outcome: CheckoutReturn =
+    answer.status === 'succeeded'
+      ? 'paid'
+      : answer.status === 'processing'
+        ? 'processing'
+        : answer.status === 'failed'
+          ? 'not_paid'
+          : 'unknown';
+  return { outcome, recorded: false };
 }

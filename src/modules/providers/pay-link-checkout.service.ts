@@ -1,6 +1,5 @@
 import { loadTenant } from '../../clock/tenant-clocks.js';
 import type { AppContext } from '../../context.js';
-import { isUniqueViolation } from '../../db/dialect.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { localDate } from '../../lib/calendar.js';
@@ -15,7 +14,7 @@ import { receiptLinkOf } from '../payments/index.js';
 import { findTrack } from '../tracks/index.js';
 import { type BusinessCard, businessCard } from '../workspaces/workspaces.service.js';
 import { liveProvider } from './adapters.service.js';
-import { startCheckout } from './checkout.start.js';
+import { askProviderOfCheckout, type CheckoutReturn, startCheckout } from './checkout.start.js';
 import { statusAt, toApi } from './pay-links.mapper.js';
 import * as repo from './pay-links.repository.js';
 import { PAY_LINK_TOKEN, tokenHash } from './pay-links.service.js';
@@ -340,9 +339,6 @@ export async function payPayLinkCheckout(
   return { handled: recorded ? handled : null, view: now };
 }
 
-/** What the payer sees back from a provider's checkout page. */
-export type PayLinkReturn = 'paid' | 'processing' | 'not_paid' | 'unknown';
-
 /**
  * The return page of a pay link's checkout on a real provider (`/checkout/<id>/return`): the provider is asked
  * where the payment stands, and money it says was paid is recorded here too, under the provider's reference of
@@ -351,43 +347,18 @@ export type PayLinkReturn = 'paid' | 'processing' | 'not_paid' | 'unknown';
 export async function returnFromPayLinkCheckout(
   ctx: AppContext,
   checkoutId: string,
-): Promise<{ view: PayLinkCheckoutView; outcome: PayLinkReturn } | undefined> {
+): Promise<{ view: PayLinkCheckoutView; outcome: CheckoutReturn } | undefined> {
   const found = await findCheckout(ctx, checkoutId, true);
   if (!found) return undefined;
   const { checkout, tenant, view } = found;
   if (view.checkoutState === 'paid') return { view, outcome: 'paid' };
-  const live = await liveProvider(ctx, tenant, checkout.provider);
-  if (!live || !checkout.provider_reference) return { view, outcome: 'unknown' };
-  const answer = await live.adapter.lookupCheckout(checkout.provider_reference).catch((error: unknown) => {
-    if (error instanceof ProviderCallError) return { status: 'unknown' as const };
-    throw error;
-  });
-  if (answer.status === 'succeeded' && answer.amount !== undefined && answer.currency !== undefined) {
-    const { amount, currency, providerReference } = answer;
-    const provider = live.name;
-    await inTransaction(ctx, (trx) =>
-      payLinkCheckoutPaid(trx, tenant, checkoutId, {
-        provider,
-        amount,
-        currency,
-        paidAt: tenant.clock.now().toISOString(),
-        reference: `${provider}:${providerReference}`,
-        providerReference,
-      }),
-    ).catch((error: unknown) => {
-      // The webhook recorded it at the same moment, under the same reference.
-      if (!isUniqueViolation(error)) throw error;
-    });
-    const now = await findCheckout(ctx, checkoutId, true);
-    return { view: now?.view ?? view, outcome: 'paid' };
-  }
-  const outcome: PayLinkReturn =
-    answer.status === 'succeeded'
-      ? 'paid'
-      : answer.status === 'processing'
-        ? 'processing'
-        : answer.status === 'failed'
-          ? 'not_paid'
-          : 'unknown';
-  return { view, outcome };
+  const { outcome, recorded } = await askProviderOfCheckout(
+    ctx,
+    tenant,
+    { provider: checkout.provider, providerReference: checkout.provider_reference },
+    (trx, money) => payLinkCheckoutPaid(trx, tenant, checkoutId, money),
+  );
+  if (!recorded) return { view, outcome };
+  const now = await findCheckout(ctx, checkoutId, true);
+  return { view: now?.view ?? view, outcome };
 }

@@ -2,7 +2,9 @@ import { contactHtml, escapeHtml, page } from '../../http/html-page.js';
 import { dayInWords, instantInWords } from '../../lib/in-words.js';
 import { formatMoney } from '../../lib/money.js';
 import { amountText } from '../console/amount-input.js';
-import type { PayLinkCheckoutView, PayLinkReturn, PayLinkView } from './pay-link-checkout.service.js';
+import { returnSentence } from './checkout.page.js';
+import type { CheckoutReturn } from './checkout.start.js';
+import type { PayLinkCheckoutView, PayLinkView } from './pay-link-checkout.service.js';
 
 /** A pay link's page: its title as the heading, the business's name above the card, in its colour. */
 export function payLinkPage(title: string, body: string, view?: PayLinkView): string {
@@ -129,21 +131,8 @@ export function checkoutAlreadyPaidBody(view: PayLinkCheckoutView): string {
   return `<p>Your payment of <strong>${money(view, view.checkoutAmount)}</strong> to ${escapeHtml(view.business.name)} for ${escapeHtml(view.planTitle)} is recorded${on}. Nothing more is due on this link.</p>${contactHtml(view.business, ASK)}`;
 }
 
-export const RETURN_TITLES: Record<PayLinkReturn, string> = {
-  paid: 'Payment received',
-  processing: 'Payment in progress',
-  not_paid: 'Not paid',
-  unknown: 'Payment being confirmed',
-};
-
 /** Back from the provider's checkout page: what the provider said of the payment. */
-export function returnBody(view: PayLinkCheckoutView, outcome: PayLinkReturn): string {
-  const amount = money(view, view.checkoutAmount);
-  const text: Record<PayLinkReturn, string> = {
-    paid: `Thank you: your payment of <strong>${amount}</strong> was received. ${escapeHtml(view.business.name)} records it in a moment.`,
-    processing: `Your payment of <strong>${amount}</strong> is being processed by your bank. It is recorded once it clears.`,
-    not_paid: `Your payment of <strong>${amount}</strong> did not go through, and nothing was taken. You can open the payment link again to retry.`,
-    unknown: `If you paid <strong>${amount}</strong>, it is recorded as soon as the payment provider confirms it.`,
-  };
-  return `<p>${text[outcome]}</p>${listOf(factsOf(view).filter(([term]) => term !== 'Customer'))}${contactHtml(view.business, ASK)}`;
+export function returnBody(view: PayLinkCheckoutView, outcome: CheckoutReturn): string {
+  const said = returnSentence(outcome, money(view, view.checkoutAmount), view.business.name);
+  return `<p>${said}</p>${listOf(factsOf(view).filter(([term]) => term !== 'Customer'))}${contactHtml(view.business, ASK)}`;
 }

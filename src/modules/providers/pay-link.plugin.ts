@@ -2,7 +2,6 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { isCrossSitePost, pageHeaders } from '../../http/html-page.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
-import { AppError } from '../../lib/app-error.js';
 import {
   CLOSED_TITLES,
   closedBody,
@@ -13,6 +12,7 @@ import {
   unavailableBody,
 } from './pay-link.page.js';
 import { type PayLinkView, showPayLink, startPayment } from './pay-link-checkout.service.js';
+import { answerPaymentPageErrors } from './payment-pages.js';
 
 /** Requests a minute one address may make to pay link pages. */
 const PER_IP_PER_MINUTE = 30;
@@ -56,27 +56,7 @@ export const payLinkPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
   await pageRateLimit(app, ctx.config, 'pay', PER_IP_PER_MINUTE);
-  app.setErrorHandler((error: Error & { statusCode?: number; rateLimited?: boolean }, request, reply) => {
-    if (error.rateLimited) {
-      return send(
-        reply,
-        429,
-        'Too many requests',
-        '<p>Nothing was paid. Wait a minute, then open the link again.</p>',
-      );
-    }
-    // Text no token has (NUL, a lone surrogate) in the path or query, refused before the handler runs.
-    if (error instanceof AppError && error.code === 'validation_error') return notFound(reply);
-    const status = error.statusCode ?? 500;
-    if (status >= 500) request.log.error({ err: error }, 'pay link page failed');
-    return send(
-      reply,
-      Math.min(status, 500),
-      'Something went wrong',
-      '<p>Nothing was paid. Open the link again.</p>',
-    );
-  });
-  app.setNotFoundHandler((_request, reply) => notFound(reply));
+  answerPaymentPageErrors(app, 'pay link page', send, notFound);
 
   app.get<{ Params: { token: string } }>('/:token', { schema: { hide: true } }, async (request, reply) => {
     const view = await showPayLink(ctx, request.params.token);
