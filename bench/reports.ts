@@ -162,6 +162,7 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
         part === OBLIGATION_AMOUNT ? 'paid' : overdueAt <= iso(Date.now()) ? 'overdue' : 'pending';
       rows.obligations.push({
         id: newId('obligation', new Date(created)),
+        kind: 'instalment',
         ...tenant,
         schedule_id: scheduleId,
         track_id: trackId,

@@ -1,6 +1,7 @@
 import { accountModule } from './account/account.module.js';
 import { attemptsModule } from './attempts/attempts.module.js';
 import { auditModule } from './audit/audit.module.js';
+import { collectionsModule } from './collections/collections.module.js';
 import { consoleModule } from './console/console.module.js';
 import { customersModule } from './customers/customers.module.js';
 import { eventsModule } from './events/events.module.js';
@@ -31,6 +32,7 @@ export const modules: readonly ModuleManifest[] = [
   paymentsModule,
   portalModule,
   schedulesModule,
+  collectionsModule,
   mandatesModule,
   attemptsModule,
   providersModule,

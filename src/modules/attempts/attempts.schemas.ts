@@ -60,7 +60,7 @@ export const Attempt = Type.Object(
     blocked_reason: Nullable(
       Type.Enum(BLOCKED_REASONS, {
         description:
-          'no_active_mandate: the schedule has no active mandate; provider_approval_required: live mode, and the provider has not approved automatic debit for the workspace (paytrack provider set --approved).',
+          'no_active_mandate: the schedule has no active mandate; provider_approval_required: live mode, and the provider has not approved automatic debit for the workspace (paytrack provider set --approved); promise_open: an open promise to pay covers the obligation; dispute_open: an open dispute covers it. A blocked attempt runs once its cause is gone.',
       }),
     ),
     payment_id: Nullable(Type.String({ description: 'The payment a success recorded.' })),

@@ -11,6 +11,7 @@ import { recordEvent } from '../../outbox/outbox.js';
 import { ProviderCallError } from '../../ports/live-provider.js';
 import type { ChargeResult } from '../../ports/payment-providers.js';
 import type { InboundNotification } from '../../ports/provider-notifications.js';
+import { holdOnObligation } from '../collections/holds.js';
 import { appendEntry } from '../ledger/ledger.service.js';
 import { findMandate, mandateForCollection } from '../mandates/mandates.service.js';
 import type { Payment } from '../payments/payments.schemas.js';
@@ -165,6 +166,8 @@ async function decide(trx: Trx, tenant: Tenant, attempt: AttemptsTable): Promise
   }
   if (mandate?.status !== 'active') return { run: false, cancel: false, blocked: 'no_active_mandate' };
   if (owner?.status !== 'active') return { run: false, cancel: false, blocked: null };
+  const hold = await holdOnObligation(trx, tenant, obligation);
+  if (hold) return { run: false, cancel: false, blocked: hold };
   const track = obligation.track_id ? await findTrack(trx, tenant, obligation.track_id) : undefined;
   const owed = obligation.amount - obligation.amount_paid;
   const amount = track ? Math.min(owed, track.balance) : owed;

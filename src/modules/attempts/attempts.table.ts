@@ -11,7 +11,12 @@ export const ATTEMPT_STATUSES = [
 ] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
-export const BLOCKED_REASONS = ['no_active_mandate', 'provider_approval_required'] as const;
+export const BLOCKED_REASONS = [
+  'no_active_mandate',
+  'provider_approval_required',
+  'promise_open',
+  'dispute_open',
+] as const;
 export type BlockedReason = (typeof BLOCKED_REASONS)[number];
 
 export const NO_RETRY_REASONS = ['not_retryable', 'retries_exhausted'] as const;

@@ -15,6 +15,11 @@ export const LEDGER_ENTRY_TYPES = [
   'mandate.activated',
   'mandate.replaced',
   'mandate.revoked',
+  'plan.written_off',
+  'plan.write_off_reversed',
+  'plan.settlement_discount',
+  'fee.charged',
+  'fee.waived',
 ] as const;
 
 export const LedgerEntry = Type.Object(

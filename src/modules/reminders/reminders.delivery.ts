@@ -189,7 +189,10 @@ export async function deliverReminder(ctx: AppContext, tenant: Tenant, id: strin
     await logHeldBack(ctx, tenant, held, 'opted_out', 'The customer opted out of this channel (STOP).', now);
     return close(ctx, held, 'skipped', 'opted_out', now);
   }
-  const skip = await skipReasonOf(ctx.db, subject, held.templated === 1);
+  const skip = await skipReasonOf(ctx.db, subject, {
+    templated: held.templated === 1,
+    automatic: held.source === 'schedule',
+  });
   if (skip) return close(ctx, held, 'skipped', skip, now);
   if (held.source === 'schedule') {
     const policy = contactPolicyOf(subject.workspace.contact_policy);

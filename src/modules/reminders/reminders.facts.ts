@@ -4,6 +4,7 @@ import { formatMoney } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
 import { isBeingCharged } from '../attempts/index.js';
+import { disputeOnPlan, holdOnObligation } from '../collections/holds.js';
 import { type CustomersTable, customerRow } from '../customers/customers.service.js';
 import {
   findObligation,
@@ -41,24 +42,33 @@ export async function loadSubject(
 
 /**
  * Why a reminder must not go out now, from the state of the money: the obligation (or, for a templated plan
- * reminder, the plan) is paid or cancelled, the schedule is paused or cancelled, or its collection is being
- * charged. Null when it may go.
+ * reminder, the plan) is paid, cancelled, written off or waived, the schedule is paused or cancelled, its
+ * collection is being charged, or it is disputed; an automatic one (of a schedule's stages) also waits while a
+ * promise to pay covers it. Null when it may go.
  */
 export async function skipReasonOf(
   db: DbOrTrx,
   subject: ReminderSubject,
-  templated: boolean,
+  reminder: { templated: boolean; automatic: boolean },
 ): Promise<SkipReason | null> {
   const { obligation, schedule, track } = subject;
   if (obligation) {
     if (obligation.status === 'paid') return 'obligation_paid';
     if (obligation.status === 'cancelled') return 'obligation_cancelled';
+    if (obligation.status === 'written_off') return 'obligation_written_off';
+    if (obligation.status === 'waived') return 'obligation_waived';
     if (schedule?.status === 'paused') return 'schedule_paused';
     if (schedule?.status === 'cancelled') return 'schedule_cancelled';
     if (await isBeingCharged(db, obligation.id)) return 'attempt_processing';
+    const tenant = { workspaceId: obligation.workspace_id, mode: obligation.mode };
+    const hold = await holdOnObligation(db, tenant, obligation);
+    if (hold === 'dispute_open' || (hold === 'promise_open' && reminder.automatic)) return hold;
     return null;
   }
-  if (templated && track?.status === 'completed') return 'plan_paid';
+  if (reminder.templated && track?.status === 'completed') return 'plan_paid';
+  if (track && (await disputeOnPlan(db, { workspaceId: track.workspace_id, mode: track.mode }, track.id))) {
+    return 'dispute_open';
+  }
   return null;
 }
 

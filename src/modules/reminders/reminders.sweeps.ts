@@ -15,6 +15,7 @@ import {
   latestDueStage,
   moveRemindStage,
   nextToRemind,
+  OPEN_OBLIGATION,
   obligationsToRemind,
   REMINDER_STAGES,
   stageStart,
@@ -54,7 +55,7 @@ async function remindStage(trx: Trx, tenant: Tenant, obligationId: string): Prom
   const from = obligation.remind_stage;
   const latest = latestDueStage(obligation.due_date, from, schedule.timezone, now) ?? from;
   const finished =
-    ['paid', 'cancelled'].includes(obligation.status) || ['cancelled', 'completed'].includes(schedule.status);
+    !OPEN_OBLIGATION.includes(obligation.status) || ['cancelled', 'completed'].includes(schedule.status);
   const next = latest + 1;
   const nextAt = finished ? null : stageStart(obligation.due_date, next, schedule.timezone);
   const moved = await moveRemindStage(trx, obligation.id, from, {
@@ -74,7 +75,7 @@ async function remindStage(trx: Trx, tenant: Tenant, obligationId: string): Prom
   const policy = contactPolicyOf(subject.workspace.contact_policy);
   const channel = policyChannel(customer, policy);
   const recipient = recipientOf(customer, channel) ?? '';
-  const skip = await skipReasonOf(trx, subject, true);
+  const skip = await skipReasonOf(trx, subject, { templated: true, automatic: true });
   for (let stage = from; stage <= latest; stage++) {
     const reason = stage < latest ? 'superseded' : skip;
     const sendAt =

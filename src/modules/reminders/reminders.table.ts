@@ -17,6 +17,10 @@ export const SKIP_REASONS = [
   'superseded',
   'opted_out',
   'frequency_cap',
+  'obligation_written_off',
+  'obligation_waived',
+  'promise_open',
+  'dispute_open',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

@@ -46,8 +46,8 @@ export function statusAt(
 export const planOverdueNow = (at: string, today: string) =>
   sql<SqlBool>`((tracks.status = 'active' and tracks.balance > 0 and tracks.due_date is not null and tracks.due_date < ${today}) or exists (select 1 from obligations where obligations.track_id = tracks.id and ${isOverdueNow(at)}))`;
 
-/** Statuses an obligation list can be filtered by: the obligation statuses and written_off. */
-export type ObligationStatusFilter = ObligationStatus | 'written_off';
+/** Statuses an obligation list can be filtered by. */
+export type ObligationStatusFilter = ObligationStatus;
 
 /** Obligations whose status at `at` (`statusAt`) is `status`. */
 export function hasStatusAt(status: ObligationStatusFilter, at: string) {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import { type DialectName, forUpdateSkipLocked, inTenantFilterOnly } from '../../db/dialect.js';
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
@@ -28,7 +28,13 @@ export async function insertMany(db: DbOrTrx, rows: readonly ObligationsTable[])
       ...(await db
         .insertInto('obligations')
         .values(rows.slice(i, i + INSERT_CHUNK))
-        .onConflict((oc) => oc.columns(['schedule_id', 'due_date']).doNothing())
+        .onConflict((oc) =>
+          oc
+            .columns(['schedule_id', 'due_date'])
+            // A literal: SQLite matches a partial index only by its own condition, not a parameter.
+            .where(sql<SqlBool>`kind = ${sql.lit('instalment')}`)
+            .doNothing(),
+        )
         .returningAll()
         .execute()),
     );

@@ -114,6 +114,7 @@ export function obligationRow(
   const reminded = REMINDED_METHODS.includes(schedule.collection_method);
   return {
     id: newId('obligation', at),
+    kind: 'instalment',
     workspace_id: schedule.workspace_id,
     mode: schedule.mode,
     schedule_id: schedule.id,

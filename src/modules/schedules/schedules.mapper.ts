@@ -31,6 +31,7 @@ export function toApi(row: ScheduleRow): Schedule {
 export function obligationToEvent(row: ObligationsTable): Omit<Obligation, 'allocations'> {
   return {
     id: row.id,
+    kind: row.kind,
     schedule_id: row.schedule_id,
     track_id: row.track_id,
     due_date: row.due_date,

@@ -4,6 +4,7 @@ import { Amount, CalendarDate, Currency, Instant, Metadata, Nullable } from '../
 import {
   COLLECTION_METHODS,
   FREQUENCIES,
+  OBLIGATION_KINDS,
   OBLIGATION_STATUSES,
   SCHEDULE_STATUSES,
   TARGET_TYPES,
@@ -172,6 +173,7 @@ const ObligationAllocation = Type.Object(
 
 const obligationExample = {
   id: 'obl_01JD7ZA1B2C3D4E5F6G7H8J9K1',
+  kind: 'instalment',
   schedule_id: 'sch_01JD7ZA1B2C3D4E5F6G7H8J9K0',
   track_id: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
   due_date: '2027-01-31',
@@ -196,6 +198,10 @@ const obligationExample = {
 export const Obligation = Type.Object(
   {
     id: Type.String(),
+    kind: Type.Enum(OBLIGATION_KINDS, {
+      description:
+        "instalment (of the schedule's rule) or fee (a late fee charged on the instalment it follows).",
+    }),
     schedule_id: Type.String(),
     track_id: Nullable(Type.String()),
     due_date: CalendarDate,
@@ -204,7 +210,7 @@ export const Obligation = Type.Object(
     currency: Type.String(),
     status: Type.Enum(OBLIGATION_STATUSES, {
       description:
-        "pending, partially_paid, paid, overdue (not fully paid once its due date has ended in the schedule's zone, by the workspace's clock: shown so from that instant, even before the worker records it and sends obligation.overdue), cancelled.",
+        "pending, partially_paid, paid, overdue (not fully paid once its due date has ended in the schedule's zone, by the workspace's clock: shown so from that instant, even before the worker records it and sends obligation.overdue), cancelled, written_off (the business wrote off what it still asked), waived (a fee the business let go).",
     }),
     paid_at: Nullable(Instant),
     checkout_url: Nullable(
@@ -323,8 +329,8 @@ export const ObligationListQuery = Type.Object(
 );
 export type ObligationListQuery = Static<typeof ObligationListQuery>;
 
-/** Statuses `GET /obligations` filters by: written_off is accepted and, until obligations can be written off, finds none. */
-export const OBLIGATION_FILTER_STATUSES = [...OBLIGATION_STATUSES, 'written_off'] as const;
+/** Statuses `GET /obligations` filters by: the obligation statuses. */
+export const OBLIGATION_FILTER_STATUSES = OBLIGATION_STATUSES;
 
 const FilterId = (description: string) =>
   Type.Optional(Type.String({ minLength: 1, maxLength: 64, description }));
@@ -335,7 +341,7 @@ export const ObligationsQuery = Type.Object(
     status: Type.Optional(
       Type.Enum(OBLIGATION_FILTER_STATUSES, {
         description:
-          'Only obligations with this status now, as the items show it: overdue includes those whose due date has ended but which the worker has not yet recorded as overdue (and pending, partially_paid leave them out). written_off is accepted and finds none yet.',
+          'Only obligations with this status now, as the items show it: overdue includes those whose due date has ended but which the worker has not yet recorded as overdue (and pending, partially_paid leave them out).',
       }),
     ),
     due_from: Type.Optional({

@@ -77,13 +77,30 @@ export const RAIL_PROVIDER: Partial<Record<CollectionMethod, string>> = {
   gatewayB_virtual_account: 'gatewayB',
 };
 
-export const OBLIGATION_STATUSES = ['pending', 'partially_paid', 'paid', 'overdue', 'cancelled'] as const;
+/**
+ * written_off: the business gave up what it still asked (a write-off); waived: a fee the business let go. Both
+ * are closed like paid and cancelled.
+ */
+export const OBLIGATION_STATUSES = [
+  'pending',
+  'partially_paid',
+  'paid',
+  'overdue',
+  'cancelled',
+  'written_off',
+  'waived',
+] as const;
 export type ObligationStatus = (typeof OBLIGATION_STATUSES)[number];
 /** Obligations a payment can still pay. The order is the one the partial index is written with. */
 export const OPEN_OBLIGATION: readonly ObligationStatus[] = ['pending', 'partially_paid', 'overdue'];
 
+/** An instalment of the schedule's rule, or a late fee charged on the instalment it follows. */
+export const OBLIGATION_KINDS = ['instalment', 'fee'] as const;
+export type ObligationKind = (typeof OBLIGATION_KINDS)[number];
+
 export interface ObligationsTable {
   id: string;
+  kind: ObligationKind;
   workspace_id: string;
   mode: Mode;
   schedule_id: string;

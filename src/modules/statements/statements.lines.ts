@@ -67,6 +67,9 @@ function whyReversed(entry: EntryFacts): string {
   return `${reason ? `: ${reason}` : ''}${reference ? ` (ref ${reference})` : ''}`;
 }
 
+/** ": customer relocated": the reason a fee, a waiver or a write-off carries in its refs. */
+const reasonOf = (entry: EntryFacts) => (entry.refs.reason ? `: ${entry.refs.reason}` : '');
+
 /** "₦1,000.00 → ₦1,200.00": a plan's amount before and after an adjustment. */
 function amountChange(entry: EntryFacts): string {
   const before = Number(entry.refs.previousAmount);
@@ -111,6 +114,17 @@ export const STATEMENT_LINES = {
   'mandate.activated': null,
   'mandate.replaced': null,
   'mandate.revoked': null,
+  'fee.charged': (e) => ({ type: 'fee', description: `Late fee${reasonOf(e)}${onPlan(e)}` }),
+  'fee.waived': (e) => ({ type: 'fee_waived', description: `Late fee waived${reasonOf(e)}${onPlan(e)}` }),
+  'plan.written_off': (e) => ({ type: 'write_off', description: `Written off${reasonOf(e)}${onPlan(e)}` }),
+  'plan.write_off_reversed': (e) => ({
+    type: 'write_off_reversed',
+    description: `Write-off reversed${reasonOf(e)}${onPlan(e)}`,
+  }),
+  'plan.settlement_discount': (e) => ({
+    type: 'settlement_discount',
+    description: `Early settlement discount${onPlan(e)}`,
+  }),
 } satisfies Record<LedgerEntryType, Describe | null>;
 
 /** The ledger entry types that move money: the ones that make statement lines. */

@@ -10,6 +10,11 @@ export const STATEMENT_LINE_TYPES = [
   'credit_applied',
   'reversal',
   'refund',
+  'fee',
+  'fee_waived',
+  'write_off',
+  'write_off_reversed',
+  'settlement_discount',
 ] as const;
 export type StatementLineType = (typeof STATEMENT_LINE_TYPES)[number];
 
