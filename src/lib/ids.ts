@@ -26,6 +26,10 @@ export const ID_PREFIXES = {
   apiKey: 'key',
   job: 'job',
   portalLink: 'cpl',
+  promise: 'prm',
+  dispute: 'dsp',
+  writeOff: 'wof',
+  settlementQuote: 'sq',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
