@@ -35,6 +35,19 @@ const shortDayFormat = new Intl.DateTimeFormat('en-GB', {
 export const shortDayInWords = (date: string): string =>
   shortDayFormat.format(new Date(`${date.slice(0, 10)}T00:00:00Z`));
 
+const briefDayFormat = new Intl.DateTimeFormat('en-GB', {
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  timeZone: 'UTC',
+});
+
+/** A calendar date (`YYYY-MM-DD`) as a short message says a near day: "Fri 4 Dec". */
+export function briefDayInWords(date: string): string {
+  const part = partsOf(briefDayFormat, new Date(`${date.slice(0, 10)}T00:00:00Z`));
+  return `${part('weekday')} ${part('day')} ${part('month')}`;
+}
+
 /** The name of a time zone as people say it: "Lagos time", "New York time", "UTC". */
 export function zoneInWords(timeZone: string): string {
   if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return 'UTC';

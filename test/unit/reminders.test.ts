@@ -94,4 +94,12 @@ describe('reminder templates', () => {
     assert.match(renderReminder('3_days_before', 'whatsapp', facts).text, /is due in 3 days, on 25 Jan 2028/);
     assert.match(renderReminder(null, 'sms', { ...facts, dueDate: null }).text, /is still owed/);
   });
+
+  test('a reminder sent while a promise to pay is open mentions it, as agreed', () => {
+    const sms = renderReminder(null, 'sms', { ...facts, payBy: null, promised: '₦20,000.00 by Fri 4 Dec' });
+    assert.equal(
+      sms.text,
+      'Mama Put Stores: Hello Adaeze Okafor, ₦1,000.00 for Generator, 3 months is due on 25 Jan 2028. Thank you for your promise: as agreed, ₦20,000.00 by Fri 4 Dec.',
+    );
+  });
 });

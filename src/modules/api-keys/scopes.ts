@@ -37,6 +37,8 @@ const SEGMENT_RESOURCE: Record<string, ScopeResource> = {
   account: 'account',
   'audit-log': 'account',
   'portal-links': 'customers',
+  // A promise to pay is on a plan.
+  promises: 'tracks',
 };
 
 export const ALL_SCOPES: readonly Scope[] = SCOPE_RESOURCES.flatMap(

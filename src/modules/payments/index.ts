@@ -2,3 +2,4 @@
 
 export { markPaymentsRolled } from './payments.rollup-marks.js';
 export { receiptLinkOf, receiptOfPayment } from './receipts.service.js';
+export { paidOnPlanSince } from './payments.since.js';

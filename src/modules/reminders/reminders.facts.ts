@@ -1,10 +1,13 @@
 import type { DbOrTrx } from '../../db/schema.js';
 import { dateInWords } from '../../lib/calendar.js';
+import { briefDayInWords } from '../../lib/in-words.js';
 import { formatMoney } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
 import { isBeingCharged } from '../attempts/index.js';
+import type { PromisesTable } from '../collections/collections.table.js';
 import { disputeOnPlan, holdOnObligation } from '../collections/holds.js';
+import { openPromiseCovering } from '../collections/promises.open.js';
 import { type CustomersTable, customerRow } from '../customers/customers.service.js';
 import {
   findObligation,
@@ -24,6 +27,8 @@ export interface ReminderSubject {
   track: TracksTable | undefined;
   obligation: ObligationsTable | undefined;
   schedule: SchedulesTable | undefined;
+  /** The open promise to pay that covers it, which its text mentions. */
+  promise: PromisesTable | undefined;
 }
 
 export async function loadSubject(
@@ -37,7 +42,8 @@ export async function loadSubject(
   const trackId = ids.trackId ?? obligation?.track_id ?? null;
   const track = trackId ? await findTrack(db, tenant, trackId) : undefined;
   const schedule = obligation ? await findScheduleRow(db, tenant, obligation.schedule_id) : undefined;
-  return { workspace, customer, track, obligation, schedule };
+  const promise = await openPromiseCovering(db, tenant, { trackId, obligationId: obligation?.id ?? null });
+  return { workspace, customer, track, obligation, schedule, promise };
 }
 
 /**
@@ -90,7 +96,7 @@ function payBy(subject: ReminderSubject): string | null {
 
 /** The template's facts: what is owed now, formatted for its currency, and the due date. */
 export function factsOf(subject: ReminderSubject): ReminderFacts {
-  const { obligation, track, workspace } = subject;
+  const { obligation, track, workspace, promise } = subject;
   const amount = obligation
     ? formatMoney(obligation.amount - obligation.amount_paid, obligation.currency)
     : track
@@ -105,5 +111,8 @@ export function factsOf(subject: ReminderSubject): ReminderFacts {
     dueDate: dueDate ? dateInWords(dueDate) : null,
     planTitle: track?.title ?? null,
     payBy: payBy(subject),
+    promised: promise
+      ? `${formatMoney(promise.amount, promise.currency)} by ${briefDayInWords(promise.date)}`
+      : null,
   };
 }

@@ -12,6 +12,8 @@ export interface ReminderFacts {
   planTitle: string | null;
   /** How to pay: a checkout link, a virtual account, or a consent page; null when there is nothing to add. */
   payBy: string | null;
+  /** An open promise to pay, as agreed: "₦20,000.00 by Fri 4 Dec"; null when there is none. */
+  promised?: string | null;
 }
 
 export interface ReminderText {
@@ -60,7 +62,8 @@ export function renderReminder(
   channel: Channel,
   facts: ReminderFacts,
 ): ReminderText {
-  const body = situation(stage, facts);
+  const agreed = facts.promised ? ` Thank you for your promise: as agreed, ${facts.promised}.` : '';
+  const body = `${situation(stage, facts)}${agreed}`;
   const pay = facts.payBy ? ` ${facts.payBy}` : '';
   if (channel === 'email') {
     return {
