@@ -56,7 +56,13 @@ async function reminded(api: Client) {
   });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   const obligations = await listOf(api, `/collection-schedules/${res.body.data.id}/obligations`);
-  return { payer, plan, schedule: res.body.data, first: obligations[0] as Row, second: obligations[1] as Row };
+  return {
+    payer,
+    plan,
+    schedule: res.body.data,
+    first: obligations[0] as Row,
+    second: obligations[1] as Row,
+  };
 }
 
 describe('POST /promises, GET, list, cancel', () => {
@@ -124,7 +130,12 @@ describe('POST /promises, GET, list, cancel', () => {
       [{ trackId: plan.id, amount: 100, date: '2028-02-30' }, 422, 'validation_error', 'date'],
       [{ trackId: plan.id, amount: 100, date: '28/01/2028' }, 422, 'validation_error', 'date'],
       [{ trackId: plan.id, amount: 100, date: '2029-01-21' }, 422, 'validation_error', 'date'],
-      [{ trackId: plan.id, amount: 100, date: '2028-01-28', note: 'x'.repeat(501) }, 422, 'validation_error', 'note'],
+      [
+        { trackId: plan.id, amount: 100, date: '2028-01-28', note: 'x'.repeat(501) },
+        422,
+        'validation_error',
+        'note',
+      ],
       [{ trackId: 'trk_nothing', amount: 100, date: '2028-01-28' }, 404, 'not_found', 'trackId'],
       [
         { trackId: plan.id, obligationId: 'obl_nothing', amount: 100, date: '2028-01-28' },
@@ -320,7 +331,9 @@ describe('a promise broken', () => {
     await advanceTo(api, '2028-02-01T07:00:00Z');
     automatic = await listOf(api, '/reminders?source=schedule&limit=100');
     assert.deepEqual(
-      automatic.filter((r) => r.obligationId === first.id && r.stage !== null).map((r) => [r.stage, r.status]),
+      automatic
+        .filter((r) => r.obligationId === first.id && r.stage !== null)
+        .map((r) => [r.stage, r.status]),
       [
         ['3_days_before', 'skipped'],
         ['due_day', 'skipped'],

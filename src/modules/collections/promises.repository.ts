@@ -8,7 +8,12 @@ export function insert(db: DbOrTrx, row: PromisesTable) {
 }
 
 export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
-  return db.selectFrom('promises').selectAll().where('id', '=', id).where(inTenant(tenant)).executeTakeFirst();
+  return db
+    .selectFrom('promises')
+    .selectAll()
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .executeTakeFirst();
 }
 
 /** The plan's open promise (there is at most one). */

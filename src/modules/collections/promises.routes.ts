@@ -74,7 +74,6 @@ export const promisesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         response: responses(200, PromiseToPay),
       },
     },
-    async (request) =>
-      ok(request, await service.cancelPromise(ctx, requireAuth(request), request.params.id)),
+    async (request) => ok(request, await service.cancelPromise(ctx, requireAuth(request), request.params.id)),
   );
 };

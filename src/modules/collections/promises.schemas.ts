@@ -27,7 +27,9 @@ export const PromiseCreate = Type.Object(
       ...CalendarDate,
       description: `The day (YYYY-MM-DD, the workspace's zone) by the end of which it is to be paid: today or later, at most ${PROMISE_MAX_DAYS_AHEAD} days ahead.`,
     },
-    note: Type.Optional(Type.String({ maxLength: PROMISE_NOTE_MAX, description: 'What was agreed, in words.' })),
+    note: Type.Optional(
+      Type.String({ maxLength: PROMISE_NOTE_MAX, description: 'What was agreed, in words.' }),
+    ),
   },
   {
     title: 'PromiseCreate',

@@ -36,7 +36,8 @@ function alreadyOpen(open: PromisesTable | undefined): AppError {
 function checkDate(date: string, today: string) {
   if (date < today) throw fieldError({ date: `must be today (${today}) or later` });
   const last = addDays(today, PROMISE_MAX_DAYS_AHEAD);
-  if (date > last) throw fieldError({ date: `must be at most ${PROMISE_MAX_DAYS_AHEAD} days ahead (${last})` });
+  if (date > last)
+    throw fieldError({ date: `must be at most ${PROMISE_MAX_DAYS_AHEAD} days ahead (${last})` });
 }
 
 /**

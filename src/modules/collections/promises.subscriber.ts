@@ -19,7 +19,8 @@ export const promisesKept: EventSubscriber = {
       const planOf = PLAN_OF[event.type];
       if (!planOf) continue;
       const trackId = planOf(JSON.parse(event.data) as Record<string, unknown>);
-      if (typeof trackId === 'string') plans.set(trackId, { workspaceId: event.workspace_id, mode: event.mode });
+      if (typeof trackId === 'string')
+        plans.set(trackId, { workspaceId: event.workspace_id, mode: event.mode });
     }
     for (const [trackId, ref] of plans) {
       await keepIfPaid(trx, await loadTenant(trx, ctx.clock, ref), trackId);

@@ -1,5 +1,5 @@
 // The payments module's public face.
 
 export { markPaymentsRolled } from './payments.rollup-marks.js';
-export { receiptLinkOf, receiptOfPayment } from './receipts.service.js';
 export { paidOnPlanSince } from './payments.since.js';
+export { receiptLinkOf, receiptOfPayment } from './receipts.service.js';

@@ -27,7 +27,9 @@ export interface BrokenPromise {
 async function owedNow(db: DbOrTrx, tenant: Tenant, promise: BrokenPromise, timeZone: string) {
   const money = (amount: number) => formatMoney(amount, promise.currency);
   const plan = await findTrack(db, tenant, promise.trackId);
-  const obligation = promise.obligationId ? await findObligation(db, tenant, promise.obligationId) : undefined;
+  const obligation = promise.obligationId
+    ? await findObligation(db, tenant, promise.obligationId)
+    : undefined;
   const what = plan ? ` for ${plan.title}` : '';
   if (obligation) return `${money(obligation.amount - obligation.amount_paid)}${what} is owed now.`;
   if (!plan) return '';

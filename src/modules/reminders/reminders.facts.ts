@@ -5,9 +5,8 @@ import { formatMoney } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
 import { isBeingCharged } from '../attempts/index.js';
-import type { PromisesTable } from '../collections/collections.table.js';
 import { disputeOnPlan, holdOnObligation } from '../collections/holds.js';
-import { openPromiseCovering } from '../collections/promises.open.js';
+import { type OpenPromise, openPromiseCovering } from '../collections/promises.open.js';
 import { type CustomersTable, customerRow } from '../customers/customers.service.js';
 import {
   findObligation,
@@ -28,7 +27,7 @@ export interface ReminderSubject {
   obligation: ObligationsTable | undefined;
   schedule: SchedulesTable | undefined;
   /** The open promise to pay that covers it, which its text mentions. */
-  promise: PromisesTable | undefined;
+  promise: OpenPromise | undefined;
 }
 
 export async function loadSubject(
