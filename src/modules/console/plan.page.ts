@@ -22,6 +22,7 @@ import {
   type Schedule,
   words,
 } from './plans.parts.js';
+import { PROMISE_LABELS, type PromiseToPay, promisesSection } from './plans.promises-section.js';
 import { methodLabel, ruleInWords, SCHEDULE_LABELS, scheduleFields } from './plans.schedule-form.js';
 
 /**
@@ -39,6 +40,8 @@ const MESSAGES: Readonly<Record<string, string>> = {
   cancelled: 'The schedule was cancelled, with its open obligations.',
   generated: 'The obligations were added.',
   synced: "The schedule was re-synced with the plan's balance.",
+  promise_recorded: 'The promise to pay was recorded: reminders and automatic debits wait until its date.',
+  promise_cancelled: 'The promise to pay was cancelled.',
 };
 
 /** Which schedule actions each status allows (as the API does), in the order the buttons show. */
@@ -74,6 +77,9 @@ export interface PlanState {
   /** What was typed into the schedule form, and its errors, when it was refused. */
   scheduleValues?: ConsoleForm;
   scheduleErrors?: Record<string, string>;
+  /** What was typed into the promise form, and its errors, when it was refused. */
+  promiseValues?: ConsoleForm;
+  promiseErrors?: Record<string, string>;
 }
 
 function scheduleCard(visit: Visit, plan: Plan, schedule: Schedule, index: number): string {
@@ -108,12 +114,13 @@ export async function planPage(reply: FastifyReply, visit: Visit, id: string, st
   const found = await visit.api.get<Plan>(`/tracks/${encodeURIComponent(id)}`);
   if (!found.ok) return recordRefused(reply, visit, found, { title: 'Plan', section: 'plans' }, notFoundPage);
   const plan = found.data;
-  const [schedules, obligations, overdue, payments, customer] = await Promise.all([
+  const [schedules, obligations, overdue, payments, customer, promises] = await Promise.all([
     visit.api.get<List<Schedule>>('/collection-schedules', { target_id: plan.id, limit: 100 }),
     visit.api.get<List<Obligation>>('/obligations', { track_id: plan.id, limit: 100, cursor: state.cursor }),
     visit.api.get<List<Obligation>>('/obligations', { track_id: plan.id, status: 'overdue', limit: 100 }),
     visit.api.get<List<Payment>>(`/tracks/${encodeURIComponent(plan.id)}/payments`, { limit: 10 }),
     namesOf(visit, 'customers', [plan.customerId]),
+    visit.api.get<List<PromiseToPay>>('/promises', { trackId: plan.id, limit: 20 }),
   ]);
   const cur = plan.currency;
   const overdueNow = overdue.ok ? overdue.data.items.reduce((sum, o) => sum + o.amount_due, 0) : 0;
@@ -183,15 +190,20 @@ ${scheduleFields(visit, state.scheduleValues ?? {}, state.scheduleErrors ?? {}, 
     paymentRows,
     'No payments yet.',
   );
-  const problems = [schedules, obligations, payments]
+  const promiseSection = promisesSection(visit, plan, promises.ok ? promises.data.items : [], {
+    ...(state.promiseValues ? { values: state.promiseValues } : {}),
+    ...(state.promiseErrors ? { errors: state.promiseErrors } : {}),
+  });
+  const problems = [schedules, obligations, payments, promises]
     .map((a) => (a.ok ? '' : problemWith(a.error, {})))
     .join('');
-  const body = `${state.lead ?? ''}${notice(state.done, MESSAGES)}${state.problem && !state.lead ? problemWith(state.problem, SCHEDULE_LABELS) : ''}${problems}
+  const body = `${state.lead ?? ''}${notice(state.done, MESSAGES)}${state.problem && !state.lead ? problemWith(state.problem, { ...SCHEDULE_LABELS, ...PROMISE_LABELS }) : ''}${problems}
 ${figures}
 ${facts}
 <h2>Collection schedules</h2>
 ${cards || '<p class="note">No collection schedule.</p>'}
 ${addForm}
+${promiseSection}
 <h2>Obligations</h2>
 ${obligationTable}
 ${obligations.ok ? pager(planHref(plan.id), {}, obligations.data.next_cursor) : ''}

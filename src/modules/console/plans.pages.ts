@@ -6,6 +6,7 @@ import { planPage } from './plan.page.js';
 import { listPage } from './plans.list.js';
 import { createPlan, newPlanPage } from './plans.new.js';
 import { backTo, one, planHref } from './plans.parts.js';
+import { cancelPromise, recordPromise } from './plans.promises.js';
 import { actOnSchedule, addSchedule } from './plans.schedules.js';
 
 /**
@@ -18,6 +19,7 @@ const refusedPage = (reply: FastifyReply, visit: Visit, text: string, back = '/c
   sendPage(reply, visit, { title: 'Not allowed', section: 'plans', body: backTo(text, back, 'Back') }, 403);
 
 const EDIT_REFUSED = 'Only owners and admins create plans and change schedules.';
+const PROMISE_REFUSED = 'A viewer can only look; ask an owner, admin or collector.';
 
 export function plansPages(app: FastifyInstance, _ctx: AppContext) {
   app.get('/plans', { schema: { hide: true } }, async (request, reply) =>
@@ -64,6 +66,28 @@ export function plansPages(app: FastifyInstance, _ctx: AppContext) {
       const { id, scheduleId } = request.params;
       if (!visit.can('edit_records')) return refusedPage(reply, visit, EDIT_REFUSED, planHref(id));
       return actOnSchedule(reply, visit, id, scheduleId, request.body ?? {});
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: ConsoleForm }>(
+    '/plans/:id/promises',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const visit = visitIn(request);
+      if (!visit.can('record_payment'))
+        return refusedPage(reply, visit, PROMISE_REFUSED, planHref(request.params.id));
+      return recordPromise(reply, visit, request.params.id, request.body ?? {});
+    },
+  );
+
+  app.post<{ Params: { id: string; promiseId: string }; Body: ConsoleForm }>(
+    '/plans/:id/promises/:promiseId/cancel',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const visit = visitIn(request);
+      const { id, promiseId } = request.params;
+      if (!visit.can('record_payment')) return refusedPage(reply, visit, PROMISE_REFUSED, planHref(id));
+      return cancelPromise(reply, visit, id, promiseId, request.body ?? {});
     },
   );
 }
