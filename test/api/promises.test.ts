@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { approvedMandate, threeMonthlyDebits } from '../helpers/collections.js';
+import { consoleGet, consolePerson, consolePost } from '../helpers/console.js';
 import { newCustomer, newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 
 // Promises to pay: on a plan or one obligation, kept as soon as the money comes, broken at the end of their date
@@ -384,5 +385,100 @@ describe('a promise broken', () => {
     await advanceTo(api, '2028-02-25T00:00:00Z');
     attempts = await listOf(api, `/collection-attempts?schedule_id=${schedule.id}&limit=100`);
     assert.equal(attempts.find((a) => a.obligation_id === second?.id)?.status, 'succeeded');
+  });
+});
+
+describe('promises made on the customer page and in the console', () => {
+  const openPage = (path: string, payload?: string) =>
+    t.app.inject({
+      method: payload === undefined ? 'GET' : 'POST',
+      url: path,
+      ...(payload === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload }),
+    });
+
+  test('a payer promises on their page: source payer, shown on the page; a bad amount is refused in words', async () => {
+    const { api } = await lagos();
+    const customer = await newCustomer(api, { name: 'Chioma Eze' });
+    const plan = await newTrack(api, { customerId: customer.id, title: 'Deep freezer', amount: 90_000 });
+    const other = await newTrack(api, { title: 'Another customer’s plan', amount: 90_000 });
+    const made = await api.post(`/customers/${customer.id}/portal-links`, {});
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const path = new URL(made.body.data.url).pathname;
+
+    const page = await openPage(path);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<summary>Promise to pay<\/summary>/);
+    assert.match(page.body, /<label for="promise-[^"]+-amount">Amount \(NGN\)<\/label>/);
+
+    const tooMuch = await openPage(`${path}/promise`, `plan=${plan.id}&amount=901&date=2028-01-25`);
+    assert.equal(tooMuch.statusCode, 422);
+    assert.match(tooMuch.body, /Your promise was not recorded: promise at most what you owe, ₦900\.00\./);
+    const notMine = await openPage(`${path}/promise`, `plan=${other.id}&amount=100&date=2028-01-25`);
+    assert.equal(notMine.statusCode, 404);
+    assert.deepEqual(await listOf(api, '/promises'), []);
+
+    const promised = await openPage(`${path}/promise`, `plan=${plan.id}&amount=300&date=2028-01-25`);
+    assert.equal(promised.statusCode, 303, promised.body);
+    assert.equal(promised.headers.location, `${path}?notice=promise_made`);
+    const [mine] = await listOf(api, '/promises');
+    assert.equal(mine?.source, 'payer');
+    assert.equal(mine?.amount, 30_000);
+    assert.equal(mine?.date, '2028-01-25');
+    assert.equal(mine?.trackId, plan.id);
+    const after = await openPage(`${path}?notice=promise_made`);
+    assert.match(after.body, /Thank you: your promise to pay is recorded\./);
+    assert.match(after.body, /You promised to pay <strong>₦300\.00<\/strong> by 25 Jan 2028\./);
+    assert.doesNotMatch(after.body, /<summary>Promise to pay<\/summary>/);
+    // The page's actor may make a promise and nothing else new: cancelling is the business's.
+    const audit = (await api.get(`/audit-log?record_id=${mine?.id}`)).body.data.items;
+    assert.equal(audit[0]?.actor.type, 'payer');
+  });
+
+  test("the console shows a plan's promises; a collector records one and cancels it; a viewer cannot", async () => {
+    const collector = await consolePerson(t, 'collector', await lagos());
+    const { api } = collector.workspace;
+    const plan = await newTrack(api, { amount: 50_000, title: 'Fridge' });
+    const href = `/console/plans/${plan.id}`;
+    let page = await consoleGet(t, collector, href);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h2>Promises to pay<\/h2>/);
+    assert.match(page.body, /No promises to pay\./);
+    assert.match(page.body, /<summary>Record a promise<\/summary>/);
+
+    const refused = await consolePost(t, collector, `${href}/promises`, {
+      promise_amount: '600',
+      promise_date: '2028-01-25',
+    });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body, /must be at most the plan(&#39;|&#x27;|')s balance/);
+
+    const recorded = await consolePost(t, collector, `${href}/promises`, {
+      promise_amount: '200',
+      promise_date: '2028-01-25',
+      promise_note: 'Said on the phone',
+    });
+    assert.equal(recorded.statusCode, 303, recorded.body);
+    page = await consoleGet(t, collector, `${href}?done=promise_recorded`);
+    assert.match(page.body, /The promise to pay was recorded/);
+    assert.match(page.body, /₦200\.00/);
+    assert.match(page.body, /Said on the phone/);
+    assert.match(page.body, /Recorded by you/);
+    assert.doesNotMatch(page.body, /<summary>Record a promise<\/summary>/, 'one open promise at a time');
+    const [open] = await listOf(api, `/promises?trackId=${plan.id}`);
+    assert.equal(open?.source, 'business');
+
+    const viewer = await consolePerson(t, 'viewer', collector.workspace);
+    const notAllowed = await consolePost(t, viewer, `${href}/promises/${open?.id}/cancel`, {});
+    assert.equal(notAllowed.statusCode, 403);
+    assert.doesNotMatch(
+      (await consoleGet(t, viewer, href)).body,
+      /<button type="submit" class="secondary">Cancel<\/button>/,
+    );
+
+    const cancelled = await consolePost(t, collector, `${href}/promises/${open?.id}/cancel`, {});
+    assert.equal(cancelled.statusCode, 303, cancelled.body);
+    assert.equal((await api.get(`/promises/${open?.id}`)).body.data.status, 'cancelled');
   });
 });

@@ -30,12 +30,18 @@ export function openOfTrack(db: DbOrTrx, tenant: TenantRef, trackId: string) {
 export function list(
   db: DbOrTrx,
   tenant: TenantRef,
-  query: { limit: number; status?: PromiseStatus | undefined; trackId?: string | undefined },
+  query: {
+    limit: number;
+    status?: PromiseStatus | undefined;
+    trackId?: string | undefined;
+    customerId?: string | undefined;
+  },
   afterId: string | undefined,
 ) {
   let q = db.selectFrom('promises').selectAll().where(inTenant(tenant));
   if (query.status) q = q.where('status', '=', query.status);
   if (query.trackId) q = q.where('track_id', '=', query.trackId);
+  if (query.customerId) q = q.where('customer_id', '=', query.customerId);
   return q.$call(newestFirst(afterId, query.limit)).execute();
 }
 

@@ -37,7 +37,7 @@ export const promisesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         operationId: 'listPromises',
         tags,
         summary: 'List promises to pay',
-        description: 'Newest first. Filters combine: status, trackId.',
+        description: 'Newest first. Filters combine: status, trackId, customerId.',
         querystring: PromiseListQuery,
         response: responses(200, ListOf(PromiseToPay)),
       },

@@ -88,6 +88,7 @@ export const PromiseListQuery = Type.Object(
     ...PaginationQuery,
     status: Type.Optional(Type.Enum(PROMISE_STATUSES)),
     trackId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
   { additionalProperties: false },
 );

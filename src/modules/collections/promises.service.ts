@@ -125,7 +125,12 @@ export function listPromises(
     query,
     'promise',
     (limit, afterId) =>
-      repo.list(ctx.db, tenant, { limit, status: query.status, trackId: query.trackId }, afterId),
+      repo.list(
+        ctx.db,
+        tenant,
+        { limit, status: query.status, trackId: query.trackId, customerId: query.customerId },
+        afterId,
+      ),
     toApi,
   );
 }

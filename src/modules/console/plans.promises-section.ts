@@ -75,4 +75,3 @@ ${field({ label: 'Note (optional)', name: 'promise_note', type: 'textarea', valu
       : '';
   return `<h2>Promises to pay</h2>\n${list}\n${form}`;
 }
-

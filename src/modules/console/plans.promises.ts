@@ -42,7 +42,11 @@ export async function recordPromise(reply: FastifyReply, visit: Visit, id: strin
     { trackId: id, amount: amount.minor, date, ...(note ? { note } : {}) },
     idempotencyKeyOf(form),
   );
-  if (made.ok) return reply.code(303).header('location', `${planHref(id)}?done=promise_recorded`).send();
+  if (made.ok)
+    return reply
+      .code(303)
+      .header('location', `${planHref(id)}?done=promise_recorded`)
+      .send();
   const refused: ApiError = renameFields(made.error, FIELD_NAMES);
   return planPage(reply, visit, id, {
     status: made.status,
@@ -68,6 +72,9 @@ export async function cancelPromise(
     idempotencyKeyOf(form),
   );
   if (cancelled.ok)
-    return reply.code(303).header('location', `${planHref(id)}?done=promise_cancelled`).send();
+    return reply
+      .code(303)
+      .header('location', `${planHref(id)}?done=promise_cancelled`)
+      .send();
   return planPage(reply, visit, id, { status: cancelled.status, problem: cancelled.error });
 }

@@ -38,6 +38,15 @@ export interface PortalPayment {
   receipt: { number: string; code: string; url: string } | null;
 }
 
+export interface PortalPromise {
+  id: string;
+  trackId: string;
+  amount: number;
+  currency: string;
+  date: string;
+  status: string;
+}
+
 export interface PortalMandate {
   id: string;
   status: string;
@@ -57,7 +66,11 @@ export interface PortalView {
   obligations: PortalObligation[];
   payments: PortalPayment[];
   mandates: PortalMandate[];
+  /** The customer's open promises to pay. */
+  promises: PortalPromise[];
   notice: string | null;
+  /** Why what they just asked was refused (a promise to pay), in words. */
+  problem?: string | null;
 }
 
 const esc = escapeHtml;
@@ -102,11 +115,27 @@ function planSection(view: PortalView, plan: PortalPlan): string {
       ? `<form method="post" action="/c/${esc(view.token)}/pay"><input type="hidden" name="plan" value="${esc(plan.id)}"><div class="actions"><button class="approve" type="submit">Pay now</button></div></form>`
       : '';
   const state = plan.status === 'completed' ? '<p><strong>Paid in full.</strong> Thank you.</p>' : '';
+  const promise = plan.status === 'active' && plan.balance > 0 ? promiseHtml(view, plan) : '';
   return `<section aria-labelledby="plan-${esc(plan.id)}">
 <h2 id="plan-${esc(plan.id)}">${esc(plan.title)}</h2>
 ${state}<dl><dt>Total</dt><dd>${money(plan.amount, plan.currency)}</dd><dt>Paid</dt><dd>${money(plan.amountPaid, plan.currency)}</dd><dt>Left to pay</dt><dd><strong>${money(plan.balance, plan.currency)}</strong></dd></dl>
-${schedule}${pay}
+${schedule}${pay}${promise}
 </section>`;
+}
+
+/** The open promise to pay on a plan, or the small form that makes one. */
+function promiseHtml(view: PortalView, plan: PortalPlan): string {
+  const open = view.promises.find((p) => p.trackId === plan.id && p.status === 'open');
+  if (open)
+    return `<p class="promise" role="status">You promised to pay <strong>${money(open.amount, open.currency)}</strong> by ${day(open.date)}. Thank you: we will not chase you before then.</p>`;
+  const id = (name: string) => `promise-${esc(plan.id)}-${name}`;
+  return `<details><summary>Promise to pay</summary>
+<p class="note">Cannot pay now? Tell ${esc(view.business.name)} how much you will pay, and by when.</p>
+<form method="post" action="/c/${esc(view.token)}/promise" class="stack"><input type="hidden" name="plan" value="${esc(plan.id)}">
+<div><label for="${id('amount')}">Amount (${esc(plan.currency)})</label><input id="${id('amount')}" name="amount" inputmode="decimal" required></div>
+<div><label for="${id('date')}">Pay by</label><input id="${id('date')}" name="date" type="date" min="${esc(view.today)}" value="${esc(view.today)}" required></div>
+<div class="actions"><button type="submit">Promise to pay</button></div>
+</form></details>`;
 }
 
 function paymentsSection(view: PortalView): string {
@@ -155,11 +184,12 @@ export function portalHome(view: PortalView): string {
     ? `<p>You have <strong>${owed}</strong> left to pay to ${esc(view.business.name)}.</p>`
     : `<p>You owe nothing to ${esc(view.business.name)} now.</p>`;
   const notice = view.notice ? `<p class="receipt-valid" role="status">${esc(view.notice)}</p>` : '';
+  const problem = view.problem ? `<p class="problem" role="alert">${esc(view.problem)}</p>` : '';
   return portalPage(
     view.business,
     `Your account with ${view.business.name}`,
     `<h1>Hello, ${esc(view.customerName)}</h1>
-${view.test ? '<p class="note">Test mode: no money moves.</p>' : ''}${notice}${intro}
+${view.test ? '<p class="note">Test mode: no money moves.</p>' : ''}${notice}${problem}${intro}
 ${[...open, ...done].map((plan) => planSection(view, plan)).join('\n')}
 ${paymentsSection(view)}
 <h2 id="statement">Statement</h2>

@@ -5,6 +5,8 @@ import type { List } from '../../http/internal-api.js';
 import { pageRateLimit } from '../../http/rate-limit.js';
 import { AppError } from '../../lib/app-error.js';
 import { addDays, localDate } from '../../lib/calendar.js';
+import { formatMoney } from '../../lib/money.js';
+import { readAmount } from '../console/amount-input.js';
 import { customerStatementPdf } from '../statements/statements.service.js';
 import type { BusinessCard } from '../workspaces/workspaces.service.js';
 import {
@@ -14,6 +16,7 @@ import {
   type PortalObligation,
   type PortalPayment,
   type PortalPlan,
+  type PortalPromise,
   portalHome,
   revokeMandateForm,
 } from './portal.page.js';
@@ -25,6 +28,7 @@ const PER_IP_PER_MINUTE = 60;
 
 const NOTICES: Record<string, string> = {
   mandate_revoked: 'Automatic payments stopped. Nothing more will be taken automatically.',
+  promise_made: 'Thank you: your promise to pay is recorded.',
 };
 
 function send(reply: FastifyReply, status: number, html: string, business: BusinessCard | null) {
@@ -50,13 +54,20 @@ function dataOf<T>(
   );
 }
 
+/** Why the API refused a payer's promise, in the payer's words. */
+function promiseRefusal(fields: Record<string, string>, plan: PortalPlan): string {
+  if (fields.amount) return `promise at most what you owe, ${formatMoney(plan.balance, plan.currency)}.`;
+  if (fields.date) return 'choose a date from today, at most a year ahead.';
+  return 'you have already promised to pay this plan, or it is closed.';
+}
+
 /** How far back the page lists instalments (those overdue are listed however old). */
 const RECENT_DAYS = 62;
 
-async function home(visit: PortalVisit, notice: string | null) {
+async function home(visit: PortalVisit, notice: string | null, problem: string | null = null) {
   const customer_id = visit.customerId;
   const today = localDate(visit.now, visit.business.timeZone);
-  const [plans, overdue, recent, payments, mandates] = await Promise.all([
+  const [plans, overdue, recent, payments, mandates, promises] = await Promise.all([
     visit.api.get<List<PortalPlan>>('/tracks', { customerId: customer_id, limit: 100 }),
     visit.api.get<List<PortalObligation>>('/obligations', { customer_id, status: 'overdue', limit: 100 }),
     visit.api.get<List<PortalObligation>>('/obligations', {
@@ -66,6 +77,7 @@ async function home(visit: PortalVisit, notice: string | null) {
     }),
     visit.api.get<List<PortalPayment>>('/payments', { customerId: customer_id, limit: 20 }),
     visit.api.get<List<PortalMandate>>('/payment-mandates', { payer_id: customer_id, limit: 20 }),
+    visit.api.get<List<PortalPromise>>('/promises', { customerId: customer_id, status: 'open', limit: 100 }),
   ]);
   const obligations = new Map(
     [...dataOf(overdue).items, ...dataOf(recent).items].map((o) => [o.id, o] as const),
@@ -80,7 +92,9 @@ async function home(visit: PortalVisit, notice: string | null) {
     obligations: [...obligations.values()],
     payments: dataOf(payments).items,
     mandates: dataOf(mandates).items,
+    promises: dataOf(promises).items,
     notice,
+    problem,
   });
 }
 
@@ -144,6 +158,35 @@ export const portalPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
       );
       if (!link.ok) return reply.redirect(`/c/${visit.token}`, 303);
       return reply.redirect(link.data.url, 303);
+    },
+  );
+
+  app.post<{ Params: { token: string }; Body: Record<string, string> | undefined }>(
+    '/:token/promise',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      if (isCrossSitePost(request.headers, ctx.config.publicUrl)) return closed(reply, 'unknown');
+      const visit = await visitOr(reply, request.params.token);
+      if (!visit) return reply;
+      const planId = String(request.body?.plan ?? '');
+      const plan = planId
+        ? await visit.api.get<PortalPlan & { customerId: string }>(`/tracks/${encodeURIComponent(planId)}`)
+        : null;
+      if (!plan?.ok || plan.data.customerId !== visit.customerId)
+        return closed(reply, 'unknown', visit.business);
+      const refused = (problem: string) =>
+        home(visit, null, `Your promise was not recorded: ${problem}`).then((html) =>
+          send(reply, 422, html, visit.business),
+        );
+      const amount = readAmount(request.body?.amount, plan.data.currency);
+      if (!amount.ok) return refused(amount.error);
+      const made = await visit.api.send('POST', '/promises', {
+        trackId: planId,
+        amount: amount.minor,
+        date: String(request.body?.date ?? '').trim(),
+      });
+      if (made.ok) return reply.redirect(`/c/${visit.token}?notice=promise_made`, 303);
+      return refused(promiseRefusal(made.error.details?.fields ?? {}, plan.data));
     },
   );
 

@@ -15,7 +15,7 @@ import type { PortalLinksTable } from './portal.table.js';
 
 /**
  * What a customer may do through their page: read (the page asks for their own records only), and of the
- * changes the two scopes below would allow, only the two listed after.
+ * changes the two scopes below would allow, only those listed after (pay, revoke a mandate, promise to pay).
  */
 const PAYER_GRANT = parseGrant(
   'customers:read,tracks:write,schedules:read,payments:read,ledger:read,mandates:write',
@@ -23,6 +23,7 @@ const PAYER_GRANT = parseGrant(
 const PAYER_CHANGES: readonly { method: string; route: RegExp }[] = [
   { method: 'POST', route: /^\/api\/v1\/tracks\/:id\/pay-links$/ },
   { method: 'POST', route: /^\/api\/v1\/payment-mandates\/:id\/revoke$/ },
+  { method: 'POST', route: /^\/api\/v1\/promises$/ },
 ];
 
 /** A customer on their own page: the link, who they are, whose page it is, and the API as them. */
@@ -48,7 +49,7 @@ const OPENED_EVERY_MS = 60_000;
 
 /**
  * Opens the page a token links to: unknown, expired or revoked links open nothing. The API is called as the
- * customer (actor `payer`), with reads and the two changes the page offers, so every figure is the API's own.
+ * customer (actor `payer`), with reads and the changes the page offers, so every figure is the API's own.
  */
 export async function openPortal(
   app: FastifyInstance,
@@ -85,7 +86,7 @@ export async function openPortal(
     refuses: ({ method, route }) =>
       method === 'GET' || PAYER_CHANGES.some((c) => c.method === method && c.route.test(route))
         ? null
-        : 'A customer page may only pay and revoke a mandate.',
+        : 'A customer page may only pay, promise to pay and revoke a mandate.',
     workspace: {
       defaultCurrency: workspace.default_currency,
       timezone: workspace.timezone,
