@@ -380,6 +380,10 @@ describe('a promise broken', () => {
     assert.equal(reminders.length, 1);
     assert.equal(reminders[0]?.obligationId, first?.id);
     assert.match(reminders[0]?.message, /your promise to pay ₦300\.00 by Thu 27 Jan was not kept/);
+    // The debit paid what the promise covered in the same advance: the reminder is not sent.
+    await t.worker.drain();
+    const [reminder] = await listOf(api, '/reminders?source=schedule&limit=100');
+    assert.deepEqual([reminder?.status, reminder?.skipReason], ['skipped', 'obligation_paid']);
 
     // The next obligation is not covered: charged on its date.
     await advanceTo(api, '2028-02-25T00:00:00Z');
