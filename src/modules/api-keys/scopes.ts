@@ -37,6 +37,7 @@ const SEGMENT_RESOURCE: Record<string, ScopeResource> = {
   account: 'account',
   'audit-log': 'account',
   'portal-links': 'customers',
+  disputes: 'tracks',
 };
 
 export const ALL_SCOPES: readonly Scope[] = SCOPE_RESOURCES.flatMap(

@@ -1,4 +1,5 @@
 // The payments module's public face.
 
+export { findById as findPayment } from './payments.repository.js';
 export { markPaymentsRolled } from './payments.rollup-marks.js';
 export { receiptLinkOf, receiptOfPayment } from './receipts.service.js';
