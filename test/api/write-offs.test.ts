@@ -116,6 +116,9 @@ describe('POST /tracks/{id}/write-off', () => {
       reversedAt: null,
     });
     assert.equal((await scheduleOf(api, schedule.id)).status, 'active');
+    const [audit] = (await api.get(`/audit-log?record_id=${plan.id}`)).body.data.items;
+    assert.equal(audit.action, 'tracks.write-off');
+    assert.equal(audit.reason, 'Hardship agreed');
   });
 
   test('the whole balance by default: every open obligation written off, the plan and its schedule completed; a later payment is refused', async () => {
@@ -250,6 +253,26 @@ describe('POST /tracks/{id}/write-off/reverse', () => {
     const restored = await assertBooksBalance(api, plan.id);
     assert.equal(restored.amount, 90_000);
     assert.equal(restored.balance, 90_000);
+  });
+
+  test('reversed after their due dates passed, the obligations are open again as overdue (obligation.overdue), and the schedule back in force', async () => {
+    const { api } = await newWorkspace(t);
+    const { plan, schedule } = await threeInstalments(api);
+    assert.equal((await api.post(`/tracks/${plan.id}/write-off`, { reason: 'Gone' })).status, 200);
+    assert.equal((await scheduleOf(api, schedule.id)).status, 'completed');
+    await api.post('/account/test-clock/advance', { to: '2028-02-27T12:00:00Z' });
+    assert.equal((await eventsOf(api, 'obligation.overdue')).length, 0, 'written off: never overdue');
+
+    const res = await api.post(`/tracks/${plan.id}/write-off/reverse`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(shapeOf(await obligationsOf(api, schedule.id)), [
+      ['2028-01-25', 30_000, 0, 'overdue'],
+      ['2028-02-25', 30_000, 0, 'overdue'],
+      ['2028-03-25', 30_000, 0, 'pending'],
+    ]);
+    assert.equal((await eventsOf(api, 'obligation.overdue')).length, 2);
+    assert.equal((await scheduleOf(api, schedule.id)).status, 'active');
+    assert.equal((await assertBooksBalance(api, plan.id)).balance, 90_000);
   });
 
   test('refused once money moved after it: a later payment, or an adjustment', async () => {

@@ -22,13 +22,16 @@ export function findById(db: DbOrTrx, tenant: TenantRef, id: string) {
 
 /** The open dispute on a payment, obligation or plan (by its id), if any. */
 export function openOn(db: DbOrTrx, tenant: TenantRef, targetId: string) {
-  return db
-    .selectFrom('disputes')
-    .selectAll()
-    .where(inTenant(tenant))
-    .where('status', '=', 'open')
-    .where(sql<SqlBool>`${target} = ${targetId}`)
-    .executeTakeFirst();
+  return (
+    db
+      .selectFrom('disputes')
+      .selectAll()
+      .where(inTenant(tenant))
+      // Written out, not bound: the partial unique index of open disputes is then usable.
+      .where(sql<SqlBool>`status = ${sql.lit('open')}`)
+      .where(sql<SqlBool>`${target} = ${targetId}`)
+      .executeTakeFirst()
+  );
 }
 
 export function list(

@@ -19,7 +19,7 @@ export const writeOffsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         tags,
         summary: "Write off a payment plan's balance",
         description:
-          "Gives up amount (default: the whole balance; at most the balance) of an active plan: its amount and balance drop by a plan.written_off ledger entry (not a payment; balance stays amount - amountPaid). The plan's open obligations that then ask more than the balance give it up latest due date first: one whose whole remaining ask goes becomes written_off (its amount kept), one partly covered asks less and stays open. Nothing left: the plan is completed with its schedules. A completed or archived plan is invalid_state. Open promises are left as they are (a promise on a plan with nothing left is kept). Event track.written_off.",
+          "Gives up amount (default: the whole balance; at most the balance) of an active plan: its amount and balance drop by a plan.written_off ledger entry (not a payment; balance stays amount - amountPaid). The plan's open obligations that then ask more than the balance give it up latest due date first: one whose whole remaining ask goes becomes written_off (its amount kept), one partly covered asks less and stays open. Nothing left: the plan is completed with its schedules. A completed or archived plan is invalid_state. Open promises and disputes on the plan are left as they are. Event track.written_off.",
         params: IdParams,
         body: WriteOffCreate,
         response: responses(200, Track),
