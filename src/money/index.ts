@@ -10,3 +10,10 @@ export { duplicateReference } from './references.js';
 export { reversePayment } from './reversal.js';
 export { completeIfDone } from './schedule-completion.js';
 export { applyUnapplied } from './unapplied.js';
+export {
+  reverseWriteOff,
+  type WriteOffRequest,
+  type WriteOffsTable,
+  writeOffOf,
+  writeOffPlan,
+} from './write-off.js';

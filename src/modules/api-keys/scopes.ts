@@ -39,6 +39,7 @@ const SEGMENT_RESOURCE: Record<string, ScopeResource> = {
   'portal-links': 'customers',
   // A promise to pay is on a plan.
   promises: 'tracks',
+  disputes: 'tracks',
 };
 
 export const ALL_SCOPES: readonly Scope[] = SCOPE_RESOURCES.flatMap(

@@ -1,20 +1,32 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
 import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
+import { disputesRoutes } from './disputes.routes.js';
+import { Dispute } from './disputes.schemas.js';
 import { promisesRoutes } from './promises.routes.js';
 import { PromiseToPay } from './promises.schemas.js';
 import { promisesKept } from './promises.subscriber.js';
 import { promisesFallingDueSweep } from './promises.sweeps.js';
 
-const promiseEvents = {
+const events = {
   'promise.created': PromiseToPay,
   'promise.kept': PromiseToPay,
   'promise.broken': PromiseToPay,
   'promise.cancelled': PromiseToPay,
+  'dispute.created': Dispute,
+  'dispute.accepted': Dispute,
+  'dispute.rejected': Dispute,
 };
 
 declare module '../../outbox/catalog.js' {
-  interface EventCatalog extends EventPayloads<typeof promiseEvents> {}
+  interface EventCatalog extends EventPayloads<typeof events> {}
 }
+
+const routes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, options) => {
+  await app.register(promisesRoutes, options);
+  await app.register(disputesRoutes, options);
+};
 
 /**
  * The collections workflow: promises to pay and disputes, which hold back reminders, attempts and late fees on
@@ -22,8 +34,8 @@ declare module '../../outbox/catalog.js' {
  */
 export const collectionsModule: ModuleManifest = {
   name: 'collections',
-  routes: promisesRoutes,
-  events: { ...promiseEvents },
+  routes,
+  events,
   sweeps: [promisesFallingDueSweep],
   subscribers: [promisesKept],
 };
