@@ -1,7 +1,7 @@
 import { parseMetadata } from '../../lib/json.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
-import { discountOf } from './schedules.discount.js';
 import { statusAt } from './obligations.overdue.js';
+import { discountOf } from './schedules.discount.js';
 import type { ScheduleRow } from './schedules.repository.js';
 import type { Obligation, Schedule } from './schedules.schemas.js';
 import type { ObligationAllocation, ObligationsTable } from './schedules.table.js';

@@ -74,7 +74,10 @@ export function updateIn(
   id: string,
   from: readonly ScheduleStatus[],
   changes: Partial<
-    Pick<SchedulesTable, 'status' | 'next_sequence' | 'top_up_at' | 'early_settlement_discount' | 'updated_at'>
+    Pick<
+      SchedulesTable,
+      'status' | 'next_sequence' | 'top_up_at' | 'early_settlement_discount' | 'updated_at'
+    >
   >,
 ) {
   return db

@@ -42,7 +42,8 @@ const EarlySettlementDiscount = Nullable(
   Type.Object(
     {
       type: Type.Enum(['fixed', 'percent'], {
-        description: 'fixed: `value` minor units; percent: `value` percent (0 < value <= 100, at most 2 decimals).',
+        description:
+          'fixed: `value` minor units; percent: `value` percent (0 < value <= 100, at most 2 decimals).',
       }),
       value: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000_000 }),
     },
