@@ -64,7 +64,7 @@ export const Summary = Type.Object(
         writtenOff: {
           ...Money,
           description:
-            'What the business gave up in the period: write-offs less the write-offs reversed in it, plus the discounts of settlement quotes paid in it (ledger plan.written_off, plan.write_off_reversed, plan.settlement_discount), as a positive figure.',
+            'What the business gave up in the period: write-offs less the write-offs reversed in it, plus the discounts of settlement quotes paid in it (ledger plan.written_off, plan.write_off_reversed, plan.settlement_discount), as a positive figure (negative only when the period reverses more write-offs than it makes).',
         },
         feesCharged: { ...Money, description: 'Late fees charged in the period (ledger fee.charged).' },
         feesWaived: {
