@@ -140,6 +140,7 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
       ...collected.keys(),
       ...writtenOff.keys(),
       ...feesCharged.keys(),
+      ...feesWaived.keys(),
       ...outstandingAtEnd.keys(),
       ...overdue.currencies.keys(),
       ...expected.keys(),
