@@ -78,7 +78,8 @@ export async function firstEntryAt(db: DbOrTrx, tenant: TenantRef): Promise<stri
 
 /**
  * For a report of an earlier time: obligations that were overdue at `at` or may have been (past their overdue
- * time, and open now or paid in full only after `at`), with their allocations (what they had been paid when).
+ * time, and open now, or paid in full, written off or waived only after `at`), with their allocations (what
+ * they had been paid when).
  */
 export async function overdueCandidates(db: DbOrTrx, tenant: TenantRef, at: string) {
   const columns = ['id', 'track_id', 'schedule_id', 'due_date', 'amount', 'currency', 'allocations'] as const;
@@ -97,8 +98,20 @@ export async function overdueCandidates(db: DbOrTrx, tenant: TenantRef, at: stri
     .where('paid_at', '>', at)
     .where('overdue_at', '<=', at)
     .execute();
-  return [...open, ...paidSince];
+  // Written off or waived since: closed now, but owed then (what it was given up on is no payment).
+  const givenUpSince = await db
+    .selectFrom('obligations')
+    .select(columns)
+    .where(inTenant(tenant))
+    .where('status', 'in', GIVEN_UP)
+    .where('updated_at', '>', at)
+    .where('overdue_at', '<=', at)
+    .execute();
+  return [...open, ...paidSince, ...givenUpSince];
 }
+
+/** Obligation statuses of what the business gave up: closed, and owing nothing from then on. */
+const GIVEN_UP = ['written_off', 'waived'] as const;
 
 /**
  * Now, obligations overdue (`overdueNowParts`): those the overdue sweep marked (read by status, from an index
@@ -272,6 +285,7 @@ export async function overdueCandidatesOf(
       eb.or([
         eb('status', 'in', OPEN_OBLIGATION),
         eb.and([eb('status', '=', 'paid'), eb('paid_at', '>', at)]),
+        eb.and([eb('status', 'in', GIVEN_UP), eb('updated_at', '>', at)]),
       ]),
     )
     .where((eb) =>
