@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
+import { newId } from '../../src/lib/ids.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newSchedule } from '../helpers/collections.js';
@@ -168,6 +169,69 @@ describe('settlement quote', () => {
     assert.equal(
       (await api.get(`/collection-schedules/${schedule.id}`)).body.data.early_settlement_discount,
       null,
+    );
+  });
+
+  test('open fees are shown apart, inside the balance; a payment with the quote closes them too', async () => {
+    const { api, workspaceId } = await lagos();
+    const p = await newTrack(api, { amount: 60_000 });
+    const schedule = await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: p.id,
+      frequency: 'one_time',
+      fixed_amount: 30_000,
+      start_date: '2028-03-01T09:00:00Z',
+      early_settlement_discount: { type: 'fixed', value: 1_000 },
+    });
+    // A late fee as the fees' sweep leaves it (built apart): an obligation of kind fee within the balance.
+    const now = new Date(NOW).toISOString();
+    const feeId = newId('obligation', new Date(NOW));
+    await t.ctx.db
+      .insertInto('obligations')
+      .values({
+        id: feeId,
+        kind: 'fee',
+        workspace_id: workspaceId,
+        mode: 'test',
+        schedule_id: schedule.id,
+        track_id: p.id,
+        sequence: 1,
+        due_date: '2028-01-20',
+        amount: 2_000,
+        amount_paid: 0,
+        currency: 'NGN',
+        status: 'pending',
+        overdue_at: '2028-01-20T23:00:00.000Z',
+        paid_at: null,
+        allocations: '[]',
+        collect_at: null,
+        remind_stage: null,
+        remind_at: null,
+        checkout_id: null,
+        checkout_url: null,
+        checkout_provider: null,
+        checkout_provider_reference: null,
+        checkout_completed_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const q = await quote(api, p.id);
+    assert.deepEqual([q.balance, q.discount, q.feesIncluded, q.amount], [60_000, 1_000, 2_000, 59_000]);
+    const res = await api.post('/payments', { trackId: p.id, amount: 59_000, settlementQuoteId: q.id });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal((await plan(api, p.id)).status, 'completed');
+    // Oldest first: the fee (due 20 Jan), then the instalment; the discount came off the rest of the balance.
+    assert.deepEqual(
+      (await obligationsOf(api, schedule.id)).map((o) => [
+        o.id === feeId ? 'fee' : o.kind,
+        o.amount,
+        o.status,
+      ]),
+      [
+        ['fee', 2_000, 'paid'],
+        ['instalment', 30_000, 'paid'],
+      ],
     );
   });
 
