@@ -137,6 +137,7 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
       metadata: '{}',
       virtual_account: null,
       virtual_account_number: null,
+      early_settlement_discount: null,
       created_at: iso(created),
       updated_at: iso(created),
     });

@@ -9,6 +9,7 @@ export { type Destination, type ProviderMoney, type Received, receiveProviderMon
 export { duplicateReference } from './references.js';
 export { reversePayment } from './reversal.js';
 export { completeIfDone } from './schedule-completion.js';
+export { settlementFigures, settleWithQuote } from './settlement.js';
 export { applyUnapplied } from './unapplied.js';
 export {
   reverseWriteOff,

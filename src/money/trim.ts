@@ -12,7 +12,12 @@ import { completeIfDone } from './schedule-completion.js';
  * was paid. One left asking nothing is cancelled, or paid when it was partly paid. In the caller's transaction,
  * under the plan's row lock, with `track` as it now is.
  */
-export async function trimToBalance(trx: Trx, tenant: Tenant, track: TracksTable): Promise<void> {
+export async function trimToBalance(
+  trx: Trx,
+  tenant: Tenant,
+  track: TracksTable,
+  refs: Record<string, string> = { adjustment: 'plan.adjusted' },
+): Promise<void> {
   const open = await obligations.openOfTrackLatestFirst(trx, track.id);
   let excess = open.reduce((sum, o) => sum + o.amount - o.amount_paid, 0) - track.balance;
   if (excess <= 0) return;
@@ -33,6 +38,6 @@ export async function trimToBalance(trx: Trx, tenant: Tenant, track: TracksTable
     const updated = await obligations.setAmount(trx, o.id, amount, status, now);
     if (updated?.status === 'paid') paid.push(updated);
   }
-  await recordPaid(trx, tenant, track, paid, { adjustment: 'plan.adjusted' });
+  await recordPaid(trx, tenant, track, paid, refs);
   for (const scheduleId of touched) await completeIfDone(trx, tenant, scheduleId);
 }

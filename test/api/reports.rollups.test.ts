@@ -99,6 +99,8 @@ describe('report rollup', () => {
       currency: 'NGN',
       total: 55_000,
       buckets: { '1-30': 20_000, '31-60': 20_000, '61-90': 15_000, '91+': 0 },
+      promised: 0,
+      disputed: 0,
     });
     const nairaNow = () => unfolded[0].currencies.find((c: { currency: string }) => c.currency === 'NGN');
     assert.equal(nairaNow().expectedNext30Days, 20_000, 'what the obligation due on 5 Jul still owes');

@@ -95,6 +95,9 @@ describe('GET /reports/summary', () => {
       collectionRate: 0.3,
       dso: 120.4,
       expectedNext30Days: 0,
+      writtenOff: 0,
+      feesCharged: 0,
+      feesWaived: 0,
     });
     assert.deepEqual(figures(data, 'USD'), {
       currency: 'USD',
@@ -106,6 +109,9 @@ describe('GET /reports/summary', () => {
       collectionRate: 0.2,
       dso: 137.6,
       expectedNext30Days: 0,
+      writtenOff: 0,
+      feesCharged: 0,
+      feesWaived: 0,
     });
   });
 
@@ -123,6 +129,9 @@ describe('GET /reports/summary', () => {
       collectionRate: 0.5,
       dso: null,
       expectedNext30Days: 0,
+      writtenOff: 0,
+      feesCharged: 0,
+      feesWaived: 0,
     });
     const march = await report(api, '/reports/summary?from=2028-03-01T00:00:00Z&to=2028-04-01T00:00:00Z');
     assert.equal(figures(march, 'NGN')?.collected, 0, 'the reversal takes back what its payment brought in');
@@ -302,8 +311,16 @@ describe('GET /reports/overdue', () => {
         currency: 'NGN',
         total: 63_000,
         buckets: { '1-30': 1_000, '31-60': 6_000, '61-90': 24_000, '91+': 32_000 },
+        promised: 0,
+        disputed: 0,
       },
-      { currency: 'USD', total: 5_000, buckets: { '1-30': 5_000, '31-60': 0, '61-90': 0, '91+': 0 } },
+      {
+        currency: 'USD',
+        total: 5_000,
+        buckets: { '1-30': 5_000, '31-60': 0, '61-90': 0, '91+': 0 },
+        promised: 0,
+        disputed: 0,
+      },
     ]);
     const summary = await report(api, '/reports/summary');
     for (const { currency, total, buckets } of data.currencies)
@@ -366,6 +383,8 @@ describe('GET /reports/overdue', () => {
       currency: 'NGN',
       total: 25_000,
       buckets: { '1-30': 20_000, '31-60': 5_000, '61-90': 0, '91+': 0 },
+      promised: 0,
+      disputed: 0,
     });
     assert.deepEqual(
       now.accounts.items.map((a: Record<string, unknown>) => [

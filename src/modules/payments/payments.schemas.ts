@@ -36,6 +36,14 @@ export const PaymentCreate = Type.Object(
       }),
     ),
     metadata: Type.Optional(Metadata),
+    settlementQuoteId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "A settlement quote of the plan (GET /tracks/{id}/settlement-quote, sq_): the payment must be exactly its amount (else validation_error naming amount, details.quoteAmount), before its validUntil, while the plan's balance is still the one quoted; it completes the plan, its discount written off (ledger plan.settlement_discount). A quote is used once; expired, used, or a plan changed since: 409 invalid_state.",
+      }),
+    ),
   },
   {
     title: 'PaymentCreate',

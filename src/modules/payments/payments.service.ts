@@ -10,6 +10,7 @@ import {
   applyUnapplied,
   duplicateReference,
   reversePayment as reverse,
+  settleWithQuote,
 } from '../../money/index.js';
 import { toApi } from './payments.mapper.js';
 import * as repo from './payments.repository.js';
@@ -34,7 +35,7 @@ export async function recordPayment(ctx: AppContext, tenant: Tenant, input: Paym
   }
   try {
     return await inTransaction(ctx, async (trx) => {
-      const outcome = await applyPayment(trx, tenant, {
+      const payment = {
         trackId: input.trackId,
         amount: input.amount,
         method: input.method ?? 'other',
@@ -42,7 +43,11 @@ export async function recordPayment(ctx: AppContext, tenant: Tenant, input: Paym
         reference: input.reference ?? null,
         source: 'api',
         metadata: input.metadata,
-      });
+      } as const;
+      const outcome =
+        input.settlementQuoteId === undefined
+          ? await applyPayment(trx, tenant, payment)
+          : await settleWithQuote(trx, tenant, payment, input.settlementQuoteId);
       if (!outcome.ok) throw outcome.refusal;
       return outcome.payment;
     });

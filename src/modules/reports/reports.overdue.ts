@@ -3,6 +3,7 @@ import { addDays, localDate } from '../../lib/calendar.js';
 import { addExact, toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { ObligationAllocation } from '../schedules/index.js';
+import { accountKey, coveredByAccount } from './reports.covered.js';
 import { type AgeingBucket, ageingBucket, daysOverdue } from './reports.period.js';
 import * as repo from './reports.repository.js';
 import { owedByDueDate } from './rollups.reads.js';
@@ -16,6 +17,10 @@ export interface OverdueFigures {
   overdueAmount: number;
   oldestDueDate: string;
   daysOverdue: number;
+  /** What of `overdueAmount` an open promise to pay covers (of what no open dispute covers). */
+  promised: number;
+  /** What of `overdueAmount` an open dispute covers. */
+  disputed: number;
 }
 
 /** An overdue account as reports show it: its figures, its customer (with how to reach them) and its plan's title. */
@@ -31,7 +36,10 @@ export interface OverdueBook {
   /** Worst first: largest overdue amount, then oldest due date. */
   accounts: OverdueFigures[];
   /** Per currency: the overdue total and its ageing buckets. */
-  currencies: Map<string, { total: number; buckets: Record<AgeingBucket, number> }>;
+  currencies: Map<
+    string,
+    { total: number; buckets: Record<AgeingBucket, number>; promised: number; disputed: number }
+  >;
 }
 
 /** Money overdue in one account (plan, or schedule without one) since `dueDate` (its oldest due date). */
@@ -51,8 +59,6 @@ interface Aged {
   amount: number;
   dueDate: string;
 }
-
-const accountKey = (trackId: string | null, scheduleId: string) => trackId ?? `schedule:${scheduleId}`;
 
 /** What an obligation had been paid at `at`, from its allocations (each kept with when it was made and undone). */
 function paidAt(allocations: string, at: string): number {
@@ -177,7 +183,31 @@ export async function overdueBook(
       aged.push(part);
     }
   }
-  return summarise(withAccounts ? accounts : [], aged, today);
+  const book = summarise(withAccounts ? accounts : [], aged, today);
+  if (withAccounts) await addCovered(db, tenant, at, book);
+  return book;
+}
+
+/** The promised and disputed parts of each account's overdue amount, and their totals per currency. */
+async function addCovered(db: DbOrTrx, tenant: TenantRef, at: string, book: OverdueBook) {
+  const keyOf = (a: OverdueFigures) => accountKey(a.trackId, a.scheduleId ?? '');
+  const covered = await coveredByAccount(
+    db,
+    tenant,
+    at,
+    new Map(book.accounts.map((a) => [keyOf(a), a.overdueAmount])),
+    (allocations) => paidAt(allocations, at),
+  );
+  for (const account of book.accounts) {
+    const found = covered.get(keyOf(account));
+    if (!found) continue;
+    account.promised = found.promised;
+    account.disputed = found.disputed;
+    const figures = book.currencies.get(account.currency);
+    if (!figures) continue;
+    figures.promised = addExact(figures.promised, found.promised);
+    figures.disputed = addExact(figures.disputed, found.disputed);
+  }
 }
 
 function summarise(parts: readonly Part[], aged: readonly Aged[], today: string): OverdueBook {
@@ -186,6 +216,8 @@ function summarise(parts: readonly Part[], aged: readonly Aged[], today: string)
     const book = currencies.get(part.currency) ?? {
       total: 0,
       buckets: { '1-30': 0, '31-60': 0, '61-90': 0, '91+': 0 },
+      promised: 0,
+      disputed: 0,
     };
     book.total = addExact(book.total, part.amount);
     const bucket = ageingBucket(Math.max(1, daysOverdue(part.dueDate, today)));
@@ -204,6 +236,8 @@ function summarise(parts: readonly Part[], aged: readonly Aged[], today: string)
       overdueAmount: 0,
       oldestDueDate: part.dueDate,
       daysOverdue: days,
+      promised: 0,
+      disputed: 0,
     };
     account.overdueAmount = addExact(account.overdueAmount, part.amount);
     if (part.dueDate < account.oldestDueDate) {
@@ -263,6 +297,8 @@ export async function describeAccounts(
       overdueAmount: account.overdueAmount,
       oldestDueDate: account.oldestDueDate,
       daysOverdue: account.daysOverdue,
+      promised: account.promised,
+      disputed: account.disputed,
     };
   });
 }

@@ -18,6 +18,11 @@ export const BALANCE_ENTRY_TYPES = [
   'payment.recorded',
   'payment.reversed',
   'payment.applied',
+  'plan.written_off',
+  'plan.write_off_reversed',
+  'plan.settlement_discount',
+  'fee.charged',
+  'fee.waived',
 ] as const;
 
 /** Ids a statement may list at once: SQLite takes at most 32,766 parameters. */
@@ -73,7 +78,8 @@ export async function firstEntryAt(db: DbOrTrx, tenant: TenantRef): Promise<stri
 
 /**
  * For a report of an earlier time: obligations that were overdue at `at` or may have been (past their overdue
- * time, and open now or paid in full only after `at`), with their allocations (what they had been paid when).
+ * time, and open now, or paid in full, written off or waived only after `at`), with their allocations (what
+ * they had been paid when).
  */
 export async function overdueCandidates(db: DbOrTrx, tenant: TenantRef, at: string) {
   const columns = ['id', 'track_id', 'schedule_id', 'due_date', 'amount', 'currency', 'allocations'] as const;
@@ -92,8 +98,20 @@ export async function overdueCandidates(db: DbOrTrx, tenant: TenantRef, at: stri
     .where('paid_at', '>', at)
     .where('overdue_at', '<=', at)
     .execute();
-  return [...open, ...paidSince];
+  // Written off or waived since: closed now, but owed then (what it was given up on is no payment).
+  const givenUpSince = await db
+    .selectFrom('obligations')
+    .select(columns)
+    .where(inTenant(tenant))
+    .where('status', 'in', GIVEN_UP)
+    .where('updated_at', '>', at)
+    .where('overdue_at', '<=', at)
+    .execute();
+  return [...open, ...paidSince, ...givenUpSince];
 }
+
+/** Obligation statuses of what the business gave up: closed, and owing nothing from then on. */
+const GIVEN_UP = ['written_off', 'waived'] as const;
 
 /**
  * Now, obligations overdue (`overdueNowParts`): those the overdue sweep marked (read by status, from an index
@@ -222,4 +240,59 @@ export function customersByIds(db: DbOrTrx, tenant: TenantRef, ids: readonly str
       .where('id', 'in', slice)
       .execute(),
   );
+}
+
+/** Promises to pay open at `at` (made by then, not resolved by then). */
+export function promisesOpenAt(db: DbOrTrx, tenant: TenantRef, at: string) {
+  return db
+    .selectFrom('promises')
+    .select(['track_id', 'obligation_id', 'amount'])
+    .where(inTenant(tenant))
+    .where('created_at', '<=', at)
+    .where((eb) => eb.or([eb('resolved_at', 'is', null), eb('resolved_at', '>', at)]))
+    .execute();
+}
+
+/** Disputes open at `at`: on a plan (or a payment of it: `obligation_id` null) or on one obligation. */
+export function disputesOpenAt(db: DbOrTrx, tenant: TenantRef, at: string) {
+  return db
+    .selectFrom('disputes')
+    .select(['track_id', 'obligation_id'])
+    .where(inTenant(tenant))
+    .where('created_at', '<=', at)
+    .where((eb) => eb.or([eb('resolved_at', 'is', null), eb('resolved_at', '>', at)]))
+    .execute();
+}
+
+/**
+ * Obligations of the plans named, or named themselves, that were overdue at `at` or may have been (as
+ * `overdueCandidates`), with their allocations.
+ */
+export async function overdueCandidatesOf(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  at: string,
+  trackIds: readonly string[],
+  obligationIds: readonly string[],
+) {
+  if (trackIds.length === 0 && obligationIds.length === 0) return [];
+  return db
+    .selectFrom('obligations')
+    .select(['id', 'track_id', 'schedule_id', 'amount', 'allocations'])
+    .where(inTenant(tenant))
+    .where('overdue_at', '<=', at)
+    .where((eb) =>
+      eb.or([
+        eb('status', 'in', OPEN_OBLIGATION),
+        eb.and([eb('status', '=', 'paid'), eb('paid_at', '>', at)]),
+        eb.and([eb('status', 'in', GIVEN_UP), eb('updated_at', '>', at)]),
+      ]),
+    )
+    .where((eb) =>
+      eb.or([
+        ...(trackIds.length > 0 ? [eb('track_id', 'in', trackIds)] : []),
+        ...(obligationIds.length > 0 ? [eb('id', 'in', obligationIds)] : []),
+      ]),
+    )
+    .execute();
 }

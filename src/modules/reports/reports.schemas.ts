@@ -61,6 +61,16 @@ export const Summary = Type.Object(
           description:
             "What open obligations due in the 30 days from the date of `to` (workspace time zone) still owe; for each plan at most its balance, since what a plan's open obligations ask never exceeds it.",
         },
+        writtenOff: {
+          ...Money,
+          description:
+            'What the business gave up in the period: write-offs less the write-offs reversed in it, plus the discounts of settlement quotes paid in it (ledger plan.written_off, plan.write_off_reversed, plan.settlement_discount), as a positive figure (negative only when the period reverses more write-offs than it makes).',
+        },
+        feesCharged: { ...Money, description: 'Late fees charged in the period (ledger fee.charged).' },
+        feesWaived: {
+          ...Money,
+          description: 'Late fees waived in the period (ledger fee.waived), as a positive figure.',
+        },
       }),
       { description: 'One entry per currency; figures are never summed across currencies.' },
     ),
@@ -85,6 +95,9 @@ export const Summary = Type.Object(
             collectionRate: 0.2891,
             dso: 49.9,
             expectedNext30Days: 640000000,
+            writtenOff: 4500000,
+            feesCharged: 1200000,
+            feesWaived: 200000,
           },
         ],
       },
@@ -266,6 +279,16 @@ export const OverdueAccount = Type.Object({
   overdueAmount: Money,
   oldestDueDate: Type.String({ description: 'YYYY-MM-DD' }),
   daysOverdue: Type.Integer({ minimum: 1 }),
+  promised: {
+    ...Money,
+    description:
+      'What of overdueAmount an open promise to pay covers: for a promise on the plan, its amount up to the overdue amount no dispute covers; for one on an obligation, its amount up to what that obligation has overdue (0 when disputed).',
+  },
+  disputed: {
+    ...Money,
+    description:
+      'What of overdueAmount an open dispute covers: a dispute on the plan or one of its payments covers all of it, one on an obligation what that obligation has overdue.',
+  },
 });
 
 export const Overdue = Type.Object(
@@ -277,6 +300,15 @@ export const Overdue = Type.Object(
         currency: Type.String(),
         total: Money,
         buckets: AgeingBuckets,
+        promised: {
+          ...Money,
+          description:
+            "The accounts' promised amounts added up: what of total an open promise to pay covers (the rest of total is neither promised nor disputed when promised and disputed are taken away; the buckets age all of total).",
+        },
+        disputed: {
+          ...Money,
+          description: "The accounts' disputed amounts added up: what of total an open dispute covers.",
+        },
       }),
     ),
     accounts: Type.Object({
@@ -298,6 +330,8 @@ export const Overdue = Type.Object(
             currency: 'NGN',
             total: 2250000,
             buckets: { '1-30': 1500000, '31-60': 750000, '61-90': 0, '91+': 0 },
+            promised: 1500000,
+            disputed: 0,
           },
         ],
         accounts: {
@@ -314,6 +348,8 @@ export const Overdue = Type.Object(
               overdueAmount: 2250000,
               oldestDueDate: '2026-12-15',
               daysOverdue: 48,
+              promised: 1500000,
+              disputed: 0,
             },
           ],
           has_more: false,

@@ -81,6 +81,11 @@ const minus = (a: Map<string, number>, b: Map<string, number>) =>
 const BILLED = ['plan.charged', 'plan.adjusted'];
 const PAID = ['payment.recorded', 'payment.reversed'];
 const COLLECTED = [...PAID, ...PAID.map((type) => ledgerKind(type, null))];
+/** Given up: write-offs net of their reversals, and the discounts of settlement quotes paid. */
+const WRITTEN_OFF = ['plan.written_off', 'plan.write_off_reversed', 'plan.settlement_discount'];
+const withPlanless = (types: readonly string[]) => [...types, ...types.map((type) => ledgerKind(type, null))];
+const FEES_CHARGED = withPlanless(['fee.charged']);
+const FEES_WAIVED = withPlanless(['fee.waived']);
 
 /** What plans not archived now were owed at `at`: every plan's balance entries before it, less the archived ones'. */
 async function outstandingAt(db: DbOrTrx, tenant: TenantRef, movedBefore: readonly Tally[], at: string) {
@@ -111,6 +116,12 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
   const movedBeforeStart = period.from ? await ledgerTotals(db, tenant, null, period.from) : [];
   const billed = minus(sumKinds(movedBeforeEnd, BILLED), sumKinds(movedBeforeStart, BILLED));
   const collected = minus(sumKinds(movedBeforeStart, COLLECTED), sumKinds(movedBeforeEnd, COLLECTED));
+  // Entries that lower a balance are negative: what the period moved, start less end, is a positive figure.
+  const lowered = (kinds: readonly string[]) =>
+    minus(sumKinds(movedBeforeStart, kinds), sumKinds(movedBeforeEnd, kinds));
+  const writtenOff = lowered(WRITTEN_OFF);
+  const feesCharged = minus(sumKinds(movedBeforeEnd, FEES_CHARGED), sumKinds(movedBeforeStart, FEES_CHARGED));
+  const feesWaived = lowered(FEES_WAIVED);
   const outstandingAtEnd = await outstandingAt(db, tenant, movedBeforeEnd, period.end);
   const outstandingAtStart = period.from
     ? await outstandingAt(db, tenant, movedBeforeStart, period.from)
@@ -127,6 +138,9 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
     ...new Set([
       ...billed.keys(),
       ...collected.keys(),
+      ...writtenOff.keys(),
+      ...feesCharged.keys(),
+      ...feesWaived.keys(),
       ...outstandingAtEnd.keys(),
       ...overdue.currencies.keys(),
       ...expected.keys(),
@@ -159,6 +173,9 @@ async function summaryIn(db: DbOrTrx, tenant: Tenant, period: Period): Promise<S
         collectionRate: ratio(c, (outstandingAtStart.get(currency) ?? 0) + b, 4),
         dso: b <= 0 ? null : ratio(outstanding * days, b, 1),
         expectedNext30Days: expected.get(currency) ?? 0,
+        writtenOff: writtenOff.get(currency) ?? 0,
+        feesCharged: feesCharged.get(currency) ?? 0,
+        feesWaived: feesWaived.get(currency) ?? 0,
       };
     }),
   };

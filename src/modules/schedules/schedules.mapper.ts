@@ -1,6 +1,7 @@
 import { parseMetadata } from '../../lib/json.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
 import { statusAt } from './obligations.overdue.js';
+import { discountOf } from './schedules.discount.js';
 import type { ScheduleRow } from './schedules.repository.js';
 import type { Obligation, Schedule } from './schedules.schemas.js';
 import type { ObligationAllocation, ObligationsTable } from './schedules.table.js';
@@ -22,6 +23,7 @@ export function toApi(row: ScheduleRow): Schedule {
     next_due_date: row.next_due_date,
     metadata: parseMetadata(row.metadata),
     virtual_account: row.virtual_account === null ? null : accountOf(row.virtual_account),
+    early_settlement_discount: discountOf(row.early_settlement_discount),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

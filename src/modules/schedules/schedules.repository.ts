@@ -73,7 +73,12 @@ export function updateIn(
   tenant: TenantRef,
   id: string,
   from: readonly ScheduleStatus[],
-  changes: Partial<Pick<SchedulesTable, 'status' | 'next_sequence' | 'top_up_at' | 'updated_at'>>,
+  changes: Partial<
+    Pick<
+      SchedulesTable,
+      'status' | 'next_sequence' | 'top_up_at' | 'early_settlement_discount' | 'updated_at'
+    >
+  >,
 ) {
   return db
     .updateTable('schedules')

@@ -38,6 +38,23 @@ const Interval = Type.Integer({
     'Units between obligations: days (daily, custom), weeks (weekly), months (monthly). Default 1; required for custom; only for these four frequencies.',
 });
 
+const EarlySettlementDiscount = Nullable(
+  Type.Object(
+    {
+      type: Type.Enum(['fixed', 'percent'], {
+        description:
+          'fixed: `value` minor units; percent: `value` percent (0 < value <= 100, at most 2 decimals).',
+      }),
+      value: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000_000 }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "The discount a settlement quote (GET /tracks/{id}/settlement-quote) gives on what this schedule's open instalments due after the quote's date still ask: a fixed amount (at most that) or a percentage of it (in basis points, rounded half up). null (the default): none.",
+    },
+  ),
+);
+
 const scheduleCreateExample = {
   target_type: 'payment_plan',
   target_id: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
@@ -84,6 +101,7 @@ export const ScheduleCreate = Type.Object(
       }),
     ),
     metadata: Type.Optional(Metadata),
+    early_settlement_discount: Type.Optional(EarlySettlementDiscount),
     replaces_schedule_id: Type.Optional(
       Type.String({
         minLength: 1,
@@ -113,6 +131,7 @@ const scheduleExample = {
   next_due_date: '2027-01-31',
   metadata: {},
   virtual_account: null,
+  early_settlement_discount: { type: 'percent', value: 2.5 },
   created_at: '2026-11-20T14:03:00.000Z',
   updated_at: '2026-11-20T14:03:00.000Z',
 };
@@ -151,6 +170,7 @@ export const Schedule = Type.Object(
         },
       ),
     ),
+    early_settlement_discount: EarlySettlementDiscount,
     created_at: Instant,
     updated_at: Instant,
   },
@@ -230,10 +250,13 @@ export type Obligation = Static<typeof Obligation>;
 
 export const ScheduleActionRequest = Type.Object(
   {
-    action: Type.Enum(SCHEDULE_ACTIONS, {
-      description:
-        "activate: draft→active (409 invalid_state when the plan's open obligations already cover its balance). pause: active→paused. resume: paused→active (tops obligations up). cancel: any but cancelled or completed → cancelled, its open obligations cancelled. generate_obligations (active or paused): extends to the horizon, each obligation taking at most what the plan's balance leaves uncovered. sync_payment_plan (active, paused or completed; plan target): re-spreads the plan balance over the open obligations, adding one when none is open and a balance is left (a completed schedule is then active again).",
-    }),
+    action: Type.Optional(
+      Type.Enum(SCHEDULE_ACTIONS, {
+        description:
+          "Required unless the request changes a policy field. activate: draft→active (409 invalid_state when the plan's open obligations already cover its balance). pause: active→paused. resume: paused→active (tops obligations up). cancel: any but cancelled or completed → cancelled, its open obligations cancelled. generate_obligations (active or paused): extends to the horizon, each obligation taking at most what the plan's balance leaves uncovered. sync_payment_plan (active, paused or completed; plan target): re-spreads the plan balance over the open obligations, adding one when none is open and a balance is left (a completed schedule is then active again).",
+      }),
+    ),
+    early_settlement_discount: Type.Optional(EarlySettlementDiscount),
     dry_run: Type.Optional(
       Type.Boolean({
         description:

@@ -19,6 +19,7 @@ import type { TracksTable } from '../tracks/tracks.mapper.js';
 import { findTrack, findTrackForUpdate } from '../tracks/tracks.service.js';
 import * as obligations from './obligations.repository.js';
 import { refuseWhenCovered } from './schedules.coverage.js';
+import { discountOf, storedDiscount } from './schedules.discount.js';
 import { AHEAD, generateObligations, MAX_GENERATED, sequenceRange } from './schedules.generation.js';
 import { obligationChange, obligationToApi, toApi } from './schedules.mapper.js';
 import * as repo from './schedules.repository.js';
@@ -34,6 +35,7 @@ import type {
   ScheduleListQuery,
 } from './schedules.schemas.js';
 import {
+  type EarlySettlementDiscount,
   RAIL_PROVIDER,
   REPEATING_FREQUENCIES,
   type ScheduleStatus,
@@ -250,6 +252,7 @@ export async function createSchedule(
       metadata: stringifyMetadata(input.metadata),
       virtual_account: account ? JSON.stringify(account) : null,
       virtual_account_number: account?.number ?? null,
+      early_settlement_discount: storedDiscount(input.early_settlement_discount ?? null),
       created_at: now,
       updated_at: now,
     };
@@ -448,6 +451,25 @@ async function runAction(
   }
 }
 
+/** A new early-settlement discount policy, with its `schedule.updated`. */
+async function setDiscount(
+  trx: Trx,
+  tenant: Tenant,
+  schedule: SchedulesTable,
+  policy: EarlySettlementDiscount | null,
+): Promise<void> {
+  const stored = storedDiscount(policy);
+  if (stored === schedule.early_settlement_discount) return;
+  const updated = await repo.updateIn(trx, tenant, schedule.id, [schedule.status], {
+    early_settlement_discount: stored,
+    updated_at: tenant.clock.now().toISOString(),
+  });
+  if (!updated) throw invalidState('schedule', schedule.status, 'update');
+  await recordEvent(trx, tenant, 'schedule.updated', await scheduleOut(trx, tenant, schedule.id), {
+    early_settlement_discount: discountOf(schedule.early_settlement_discount),
+  });
+}
+
 const EVENT_OF: Partial<Record<ScheduleAction, 'schedule.updated' | 'schedule.cancelled'>> = {
   activate: 'schedule.updated',
   pause: 'schedule.updated',
@@ -468,6 +490,9 @@ export async function actOnSchedule(
 ): Promise<ScheduleActionResult> {
   const { action } = input;
   const dryRun = input.dry_run === true;
+  if (action === undefined && input.early_settlement_discount === undefined) {
+    throw fieldError({ action: 'is required unless early_settlement_discount is given' });
+  }
   if (input.dry_run !== undefined && action !== 'generate_obligations' && action !== 'sync_payment_plan') {
     throw fieldError({ dry_run: 'applies only to the actions generate_obligations and sync_payment_plan' });
   }
@@ -479,6 +504,10 @@ export async function actOnSchedule(
       : null;
     const schedule = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
     if (!schedule) throw notFound('schedule', id);
+    if (input.early_settlement_discount !== undefined) {
+      await setDiscount(trx, tenant, schedule, input.early_settlement_discount);
+    }
+    if (action === undefined) return scheduleOut(trx, tenant, id);
     if (!ACTION_FROM[action].includes(schedule.status))
       throw invalidState('schedule', schedule.status, action);
     const changes = await runAction(trx, tenant, schedule, track, action);

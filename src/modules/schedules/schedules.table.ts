@@ -67,8 +67,16 @@ export interface SchedulesTable {
   /** gatewayB_virtual_account: JSON `{bank, number, name}` from the provider; null until it gave one. */
   virtual_account: string | null;
   virtual_account_number: string | null;
+  /** JSON `EarlySettlementDiscount`; null: a settlement quote gives no discount on this schedule's obligations. */
+  early_settlement_discount: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** fixed: minor units; percent: 0 < value <= 100 with at most 2 decimals, of what is not yet due. */
+export interface EarlySettlementDiscount {
+  type: 'fixed' | 'percent';
+  value: number;
 }
 
 /** The provider each provider-rail method names: its virtual accounts or its checkout pages. */

@@ -5,6 +5,7 @@ import { IdParams, ListOf, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
 import { LedgerEntry, LedgerListQuery } from '../ledger/ledger.schemas.js';
 import { Payment, TrackPaymentListQuery } from '../payments/payments.schemas.js';
+import { settlementQuoteRoutes } from './settlement-quotes.routes.js';
 import { Track, TrackCreate, TrackListQuery, TrackUpdate } from './tracks.schemas.js';
 import * as service from './tracks.service.js';
 
@@ -128,4 +129,6 @@ export const tracksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     async (request) =>
       ok(request, await service.listTrackLedger(ctx, requireAuth(request), request.params.id, request.query)),
   );
+
+  await app.register(settlementQuoteRoutes, { ctx });
 };
