@@ -107,9 +107,8 @@ export function firstPeriodFrom(
 ): { k: number; date: string; at: string } | null {
   const first = periodDue(policy, dueDate, atLeast, timeZone);
   if (first === null) return null;
-  if (Date.parse(first.at) >= Date.parse(from) || policy.every_days === null) {
-    return Date.parse(first.at) >= Date.parse(from) ? { k: atLeast, ...first } : null;
-  }
+  if (Date.parse(first.at) >= Date.parse(from)) return { k: atLeast, ...first };
+  if (policy.every_days === null) return null;
   const behindDays = Math.floor((Date.parse(from) - Date.parse(first.at)) / 86_400_000);
   let k = atLeast + Math.max(0, Math.floor(behindDays / policy.every_days) - 1);
   for (;;) {

@@ -6,7 +6,7 @@ import { newId } from '../../src/lib/ids.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newSchedule } from '../helpers/collections.js';
-import { newCustomer, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
+import { newCustomer, newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 
 /** Real time of every test here; the workspaces are in Lagos (UTC+1), so their days begin at 23:00 UTC. */
 const NOW = '2027-12-20T12:00:00.000Z';
@@ -216,6 +216,9 @@ describe('late fees over the test clock', () => {
     assert.ok(fee);
     assert.equal((await planOf(api, plan.id)).balance, 105_000);
 
+    const reader = await newKey(t, workspaceId, { scopes: ['schedules:read'] });
+    const forbidden = await reader.api.post(`/obligations/${fee.id}/waive`, { reason: 'Goodwill' });
+    assert.equal(forbidden.status, 403, JSON.stringify(forbidden.body));
     const waived = await api.post(`/obligations/${fee.id}/waive`, { reason: 'Goodwill: first time late' });
     assert.equal(waived.status, 200, JSON.stringify(waived.body));
     assert.equal(waived.body.data.status, 'waived');

@@ -78,7 +78,7 @@ export const schedulesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         tags,
         summary: 'Act on a collection schedule',
         description:
-          'One action per request, allowed only from the states it leaves (else 409 invalid_state with details.status and details.action). generate_obligations and sync_payment_plan answer with `changes`; with dry_run they write nothing.',
+          'One action per request, allowed only from the states it leaves (else 409 invalid_state with details.status and details.action), and/or a new late_fee policy (set first; not on a cancelled schedule); at least one of the two. generate_obligations and sync_payment_plan answer with `changes`; with dry_run they write nothing. A late_fee change emits schedule.updated with the old policy among the previous values.',
         params: IdParams,
         body: ScheduleActionRequest,
         response: responses(200, ScheduleActionResult),
