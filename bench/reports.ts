@@ -123,6 +123,7 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
       track_id: trackId,
       frequency: 'installment_sequence',
       interval: null,
+      late_fee: null,
       collection_method: 'manual',
       fixed_amount: OBLIGATION_AMOUNT,
       currency,
@@ -164,6 +165,9 @@ function bookRows(workspaceId: string, timeZone: string, start: number, from: nu
       rows.obligations.push({
         id: newId('obligation', new Date(created)),
         kind: 'instalment',
+        fee_next_at: null,
+        fee_of: null,
+        fee_period: null,
         ...tenant,
         schedule_id: scheduleId,
         track_id: trackId,

@@ -1,6 +1,7 @@
 // The money layer's face: every operation that moves money or changes what is owed, each run in the caller's
 // transaction. Modules import this file, never the files behind it.
 export { receiveForCheckout, receiveForPayLink } from './collections.js';
+export { chargeLateFee, waiveFee } from './late-fees.js';
 export { moneyOfNotification } from './notified-money.js';
 export { applyPayment, type NewPayment, type PaymentOutcome } from './payments.js';
 export { syncWithPlan } from './plan-sync.js';

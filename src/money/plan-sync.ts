@@ -32,8 +32,10 @@ export async function syncWithPlan(
   track: TracksTable,
 ): Promise<Omit<ScheduleChanges, 'dry_run' | 'owed_after'>> {
   const now = tenant.clock.now();
-  const target = Math.max(0, track.balance - (await obligations.owedOnTrack(trx, track.id, schedule.id)));
-  const open = await obligations.openOfSchedule(trx, schedule.id);
+  // Spread over this schedule's instalments: its fees, like other schedules' obligations, keep what they ask.
+  const open = await obligations.openInstalmentsOfSchedule(trx, schedule.id);
+  const ownOwed = open.reduce((sum, o) => sum + o.amount - o.amount_paid, 0);
+  const target = Math.max(0, track.balance - (await obligations.owedOnTrack(trx, track.id)) + ownOwed);
   const result: Omit<ScheduleChanges, 'dry_run' | 'owed_after'> = { created: [], updated: [], cancelled: [] };
   if (open.length === 0) {
     if (target === 0) return result;

@@ -41,6 +41,7 @@ describe('GET /account', () => {
       'currency',
       'customerPage',
       'id',
+      'lateFeeDefault',
       'livemode',
       'mode',
       'name',

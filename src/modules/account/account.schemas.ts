@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { LATE_FEE_TYPES, MAX_FEE_DAYS } from '../../lib/late-fee.js';
 import { CalendarDate, Instant, Nullable } from '../shared.schemas.js';
 import {
   DEFAULT_SUBSCRIPTION_PLAN,
@@ -90,6 +91,37 @@ export const CustomerPageSettings = Type.Object(
   { title: 'CustomerPageSettings', description: CUSTOMER_PAGE_DESCRIPTION, additionalProperties: false },
 );
 
+const LATE_FEE_DEFAULT_DESCRIPTION =
+  "The late fee policy a schedule created without its own late_fee takes, copied at its creation (changing the default later does not change existing schedules; a schedule's own late_fee, null included, wins). Null: none. The parts mean what the schedule's late_fee parts mean (type fixed: value in minor units; percent: value a percentage of what the instalment still asks, at most 2 decimals; everyDays null: once; graceDays after the instalment is overdue; caps on the fees of one instalment and of one plan, waived fees not counted, the last fee cut to fit).";
+const MAX_MONEY = 1_000_000_000_000;
+
+export const LateFeeDefault = Type.Object(
+  {
+    type: Type.Enum(LATE_FEE_TYPES),
+    value: Type.Number(),
+    everyDays: Nullable(Type.Integer()),
+    graceDays: Type.Integer(),
+    capPerObligation: Nullable(Type.Integer()),
+    capPerPlan: Nullable(Type.Integer()),
+  },
+  { title: 'LateFeeDefault', description: LATE_FEE_DEFAULT_DESCRIPTION },
+);
+
+const LateFeeDefaultChange = Type.Object(
+  {
+    type: Type.Enum(LATE_FEE_TYPES),
+    value: Type.Number({ exclusiveMinimum: 0, maximum: MAX_MONEY }),
+    everyDays: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_FEE_DAYS }))),
+    graceDays: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_FEE_DAYS })),
+    capPerObligation: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_MONEY }))),
+    capPerPlan: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_MONEY }))),
+  },
+  {
+    additionalProperties: false,
+    description: `The new default, replacing the old one whole (parts left out take their defaults: everyDays null, graceDays 0, no caps); null: none. ${LATE_FEE_DEFAULT_DESCRIPTION}`,
+  },
+);
+
 const COUNTRY_DESCRIPTION =
   'ISO 3166-1 alpha-2 code (such as NG), validated against the real list. Phone numbers written without ' +
   '`+` and a country code (0803 123 4567) are read in it and kept in E.164.';
@@ -108,6 +140,7 @@ export const AccountContext = Type.Object(
     contactPolicy: ContactPolicy,
     receipts: ReceiptSettings,
     customerPage: CustomerPageSettings,
+    lateFeeDefault: Nullable(LateFeeDefault),
     createdAt: Instant,
     workspace: Type.Object({
       id: Type.String(),
@@ -155,6 +188,14 @@ export const AccountContext = Type.Object(
         },
         receipts: { send: true, channels: ['whatsapp', 'email'] },
         customerPage: { inReminders: true },
+        lateFeeDefault: {
+          type: 'fixed',
+          value: 250000,
+          everyDays: 30,
+          graceDays: 5,
+          capPerObligation: 1000000,
+          capPerPlan: null,
+        },
         createdAt: '2026-11-02T09:15:00.000Z',
         workspace: {
           id: 'ws_01JD7Z1A2B3C4D5E6F7G8H9J0K',
@@ -206,6 +247,7 @@ export const AccountUpdate = Type.Object(
         { additionalProperties: false, description: CUSTOMER_PAGE_DESCRIPTION },
       ),
     ),
+    lateFeeDefault: Type.Optional(Nullable(LateFeeDefaultChange)),
   },
   {
     title: 'AccountUpdate',

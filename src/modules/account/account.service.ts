@@ -3,6 +3,7 @@ import { inTransaction } from '../../db/unit-of-work.js';
 import { limitFor } from '../../http/rate-limit.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
 import { contactPolicyOf } from '../../lib/contact-policy.js';
+import { lateFeeOf, lateFeeToCamel } from '../../lib/late-fee.js';
 import { toSafeInteger } from '../../lib/money.js';
 import { receiptSettingsOf } from '../../lib/receipt-settings.js';
 import { type AuthContext, findKey, keyToView } from '../api-keys/api-keys.service.js';
@@ -45,6 +46,7 @@ function toApi(workspace: WorkspacesTable, key: KeyRow | null, auth: AuthContext
     contactPolicy: contactPolicyOf(workspace.contact_policy),
     receipts: receiptSettingsOf(workspace.receipt_settings),
     customerPage: { inReminders: workspace.customer_page_in_reminders === 1 },
+    lateFeeDefault: lateFeeToCamel(lateFeeOf(workspace.late_fee_default)),
     createdAt: workspace.created_at,
     workspace: {
       id: workspace.id,
@@ -65,7 +67,7 @@ export async function getAccount(ctx: AppContext, auth: AuthContext): Promise<Ac
 }
 
 const SETTINGS =
-  'name, currency, timeZone, country, supportEmail, supportPhone, brandColor, contactPolicy, receipts, customerPage';
+  'name, currency, timeZone, country, supportEmail, supportPhone, brandColor, contactPolicy, receipts, customerPage, lateFeeDefault';
 
 /** Changes the workspace's settings for both modes; all or nothing. */
 export async function updateAccount(

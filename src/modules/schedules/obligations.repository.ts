@@ -69,12 +69,13 @@ export function findByCheckoutAnywhere(db: DbOrTrx, checkoutId: string) {
   return db.selectFrom('obligations').selectAll().where('checkout_id', '=', checkoutId).executeTakeFirst();
 }
 
-/** How many obligations a schedule asks (cancelled ones left out), up to sequence number `upTo` when given. */
+/** How many instalments a schedule asks (cancelled ones left out), up to sequence number `upTo` when given. */
 export async function countAskedOfSchedule(db: DbOrTrx, scheduleId: string, upTo: number | null) {
   let q = db
     .selectFrom('obligations')
     .select((eb) => eb.fn.countAll().as('n'))
     .where('schedule_id', '=', scheduleId)
+    .where('kind', '=', 'instalment')
     .where('status', '!=', 'cancelled');
   if (upTo !== null) q = q.where('sequence', '<=', upTo);
   return toSafeInteger((await q.executeTakeFirstOrThrow()).n, 'obligations');
@@ -269,12 +270,13 @@ export function openOfTrackLatestFirst(db: DbOrTrx, trackId: string) {
     .execute();
 }
 
-/** The last obligation a schedule has (by due date), to place one after it. */
+/** The last instalment a schedule has (by due date), to place one after it. */
 export function lastOfSchedule(db: DbOrTrx, scheduleId: string) {
   return db
     .selectFrom('obligations')
     .select(['due_date', 'sequence'])
     .where('schedule_id', '=', scheduleId)
+    .where('kind', '=', 'instalment')
     .orderBy('due_date', 'desc')
     .limit(1)
     .executeTakeFirst();
@@ -384,4 +386,106 @@ export function markOverdue(db: DbOrTrx, ids: readonly string[], now: string) {
     .where('overdue_at', '<=', now)
     .returningAll()
     .execute();
+}
+
+/** Open instalments (not fees) of a schedule, oldest due date first. */
+export function openInstalmentsOfSchedule(db: DbOrTrx, scheduleId: string) {
+  return db
+    .selectFrom('obligations')
+    .selectAll()
+    .where('schedule_id', '=', scheduleId)
+    .where('kind', '=', 'instalment')
+    .where(isOpen)
+    .orderBy('due_date')
+    .orderBy('id')
+    .execute();
+}
+
+/** The last fee period charged on an instalment (waived or not); null when none was. */
+export async function lastFeePeriod(db: DbOrTrx, instalmentId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('obligations')
+    .select((eb) => eb.fn.max('fee_period').as('last'))
+    .where('fee_of', '=', instalmentId)
+    .executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? null : toSafeInteger(row.last, 'fee period');
+}
+
+/**
+ * Moves an instalment's next fee period, conditional on the one it leaves (`from`): no row when another change
+ * moved it first.
+ */
+export function setFeeNext(
+  db: DbOrTrx,
+  id: string,
+  from: string | null,
+  next: { fee_next_at: string | null; fee_period: number | null },
+) {
+  return db
+    .updateTable('obligations')
+    .set(next)
+    .where('id', '=', id)
+    .where('kind', '=', 'instalment')
+    .where((eb) => (from === null ? eb('fee_next_at', 'is', null) : eb('fee_next_at', '=', from)))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Up to `limit` open instalments of a tenant group whose next fee period has come, earliest first. */
+export function feesDue(db: DbOrTrx, group: TenantGroup, now: string, limit: number) {
+  return db
+    .selectFrom('obligations')
+    .select(['id', 'workspace_id', 'fee_next_at'])
+    .where('fee_next_at', '<=', now)
+    .where(inTenantGroup(group))
+    .orderBy('fee_next_at')
+    .limit(limit)
+    .execute();
+}
+
+/** When the next fee period of a tenant group falls due after `now`; null when none will. */
+export async function nextFeeDue(db: DbOrTrx, group: TenantGroup, now: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('obligations')
+    .select((eb) => eb.fn.min('fee_next_at').as('next'))
+    .where('fee_next_at', '>', now)
+    .where(inTenantGroup(group))
+    .executeTakeFirst();
+  return row?.next ?? null;
+}
+
+/** What the fees on an instalment, or on a plan, add up to: every fee charged but those waived or cancelled. */
+export async function feesCharged(db: DbOrTrx, on: { feeOf: string } | { trackId: string }): Promise<number> {
+  let q = db
+    .selectFrom('obligations')
+    .select(sql<string | number | null>`sum(amount)`.as('total'))
+    .where('kind', '=', 'fee')
+    .where('status', 'not in', ['waived', 'cancelled']);
+  q = 'feeOf' in on ? q.where('fee_of', '=', on.feeOf) : q.where('track_id', '=', on.trackId);
+  const row = await q.executeTakeFirst();
+  return toSafeInteger(row?.total ?? 0, 'fees charged');
+}
+
+/** Inserts a fee; none when its period was already charged (the unique index of fee_of and fee_period). */
+export function insertFee(db: DbOrTrx, row: ObligationsTable) {
+  return db
+    .insertInto('obligations')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['fee_of', 'fee_period']).where(sql<SqlBool>`fee_of is not null`).doNothing(),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Marks an open fee waived, conditional on the status it leaves. */
+export function waive(db: DbOrTrx, id: string, from: ObligationStatus, now: string) {
+  return db
+    .updateTable('obligations')
+    .set({ status: 'waived', updated_at: now })
+    .where('id', '=', id)
+    .where('kind', '=', 'fee')
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst();
 }

@@ -1,12 +1,14 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 import { fieldError } from '../../lib/app-error.js';
 import { type Page, paginateByKey } from '../../lib/cursor.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { waiveFee } from '../../money/index.js';
 import { statusAt } from './obligations.overdue.js';
 import * as obligations from './obligations.repository.js';
 import { obligationToApi } from './schedules.mapper.js';
-import type { ObligationListItem, ObligationsQuery } from './schedules.schemas.js';
+import type { FeeWaiver, Obligation, ObligationListItem, ObligationsQuery } from './schedules.schemas.js';
 import { type ObligationsTable, OPEN_OBLIGATION } from './schedules.table.js';
 
 // Reads other modules make of obligations.
@@ -68,4 +70,15 @@ export async function listAllObligations(
       }));
     },
   );
+}
+
+/** `POST /obligations/{id}/waive`: an open fee let go, the plan's amount and balance lowered by what it still asked. */
+export async function waiveObligation(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+  input: FeeWaiver,
+): Promise<Obligation> {
+  const waived = await inTransaction(ctx, (trx) => waiveFee(trx, tenant, id, input.reason));
+  return obligationToApi(waived, tenant.clock.now().toISOString());
 }

@@ -9,6 +9,7 @@ import {
   startOfFollowingDay,
 } from '../../lib/calendar.js';
 import { newId } from '../../lib/ids.js';
+import { feeStart, lateFeeOf } from '../../lib/late-fee.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { appendEntries } from '../ledger/ledger.service.js';
 import type { TracksTable } from '../tracks/tracks.mapper.js';
@@ -138,6 +139,14 @@ export function obligationRow(
     checkout_provider: null,
     checkout_provider_reference: null,
     checkout_completed_at: null,
+    // Late fees are charged on instalments of a plan only.
+    ...feeStart(
+      schedule.track_id ? lateFeeOf(schedule.late_fee) : null,
+      { due_date: dueDate },
+      schedule.timezone,
+      now,
+    ),
+    fee_of: null,
     created_at: now,
     updated_at: now,
   };

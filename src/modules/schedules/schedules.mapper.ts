@@ -1,4 +1,5 @@
 import { parseMetadata } from '../../lib/json.js';
+import { lateFeeOf } from '../../lib/late-fee.js';
 import type { VirtualAccount } from '../../ports/payment-providers.js';
 import { statusAt } from './obligations.overdue.js';
 import { discountOf } from './schedules.discount.js';
@@ -24,6 +25,7 @@ export function toApi(row: ScheduleRow): Schedule {
     metadata: parseMetadata(row.metadata),
     virtual_account: row.virtual_account === null ? null : accountOf(row.virtual_account),
     early_settlement_discount: discountOf(row.early_settlement_discount),
+    late_fee: lateFeeOf(row.late_fee),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -34,6 +36,7 @@ export function obligationToEvent(row: ObligationsTable): Omit<Obligation, 'allo
   return {
     id: row.id,
     kind: row.kind,
+    fee_of: row.fee_of,
     schedule_id: row.schedule_id,
     track_id: row.track_id,
     due_date: row.due_date,

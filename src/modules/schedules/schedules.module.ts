@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { EventPayloads } from '../../outbox/catalog.js';
 import type { ModuleManifest } from '../manifest.js';
+import { lateFeesSweep } from './late-fees.sweeps.js';
 import { schedulesRoutes } from './schedules.routes.js';
 import { Obligation, Schedule } from './schedules.schemas.js';
 import { overdueSweep, topUpSweep } from './schedules.sweeps.js';
@@ -17,6 +18,8 @@ const events = {
   'schedule.completed': Schedule,
   'obligation.overdue': ObligationEvent,
   'obligation.paid': ObligationEvent,
+  'fee.charged': ObligationEvent,
+  'fee.waived': ObligationEvent,
 };
 
 declare module '../../outbox/catalog.js' {
@@ -27,5 +30,5 @@ export const schedulesModule: ModuleManifest = {
   name: 'schedules',
   routes: schedulesRoutes,
   events,
-  sweeps: [topUpSweep, overdueSweep],
+  sweeps: [topUpSweep, overdueSweep, lateFeesSweep],
 };

@@ -67,6 +67,25 @@ export function findByIdForUpdate(db: DbOrTrx, dialect: DialectName, tenant: Ten
   ).executeTakeFirst();
 }
 
+/** Sets a schedule's late fee policy (JSON, null for none) while it is in one of `from`. */
+export function setLateFee(
+  db: DbOrTrx,
+  tenant: TenantRef,
+  id: string,
+  from: readonly ScheduleStatus[],
+  lateFee: string | null,
+  now: string,
+) {
+  return db
+    .updateTable('schedules')
+    .set({ late_fee: lateFee, updated_at: now })
+    .where('id', '=', id)
+    .where(inTenant(tenant))
+    .where('status', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Moves a schedule from one of `from` to another state; no row when it is missing or in another state. */
 export function updateIn(
   db: DbOrTrx,

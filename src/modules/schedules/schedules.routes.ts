@@ -5,6 +5,7 @@ import { IdParams, ListOf, ok } from '../../http/envelope.js';
 import { responses } from '../../http/responses.js';
 import * as obligationsService from './obligations.service.js';
 import {
+  FeeWaiver,
   Obligation,
   ObligationListItem,
   ObligationListQuery,
@@ -77,7 +78,7 @@ export const schedulesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         tags,
         summary: 'Act on a collection schedule',
         description:
-          'One action per request, allowed only from the states it leaves (else 409 invalid_state with details.status and details.action). generate_obligations and sync_payment_plan answer with `changes`; with dry_run they write nothing.',
+          'One action per request, allowed only from the states it leaves (else 409 invalid_state with details.status and details.action), and/or a new late_fee policy (set first; not on a cancelled schedule); at least one of the two. generate_obligations and sync_payment_plan answer with `changes`; with dry_run they write nothing. A late_fee change emits schedule.updated with the old policy among the previous values.',
         params: IdParams,
         body: ScheduleActionRequest,
         response: responses(200, ScheduleActionResult),
@@ -120,5 +121,27 @@ export const schedulesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     },
     async (request) =>
       ok(request, await obligationsService.listAllObligations(ctx, requireAuth(request), request.query)),
+  );
+
+  app.post(
+    '/obligations/:id/waive',
+    {
+      schema: {
+        operationId: 'waiveFee',
+        'x-errors': ['not_found', 'invalid_state'],
+        tags,
+        summary: 'Waive a late fee',
+        description:
+          "Lets an open late fee (kind fee) go: the fee becomes waived and the plan's amount and balance drop by what it still asked (ledger fee.waived with the reason; events fee.waived and track.updated; a plan left owing nothing is completed). Scope schedules:write. A fee already paid, waived or cancelled: 409 invalid_state (waiving twice is refused); an instalment: 422 validation_error naming id (only fees are waived; a plan's amount is changed with PATCH /tracks/{id}); unknown: 404. A waived fee no longer counts towards the policy's caps.",
+        params: IdParams,
+        body: FeeWaiver,
+        response: responses(200, Obligation),
+      },
+    },
+    async (request) =>
+      ok(
+        request,
+        await obligationsService.waiveObligation(ctx, requireAuth(request), request.params.id, request.body),
+      ),
   );
 };

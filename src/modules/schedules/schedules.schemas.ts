@@ -1,5 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { PaginationQuery } from '../../http/envelope.js';
+import { NOT_BLANK } from '../../http/validation.js';
+import { LATE_FEE_TYPES, MAX_FEE_DAYS } from '../../lib/late-fee.js';
 import { Amount, CalendarDate, Currency, Instant, Metadata, Nullable } from '../shared.schemas.js';
 import {
   COLLECTION_METHODS,
@@ -55,6 +57,85 @@ const EarlySettlementDiscount = Nullable(
   ),
 );
 
+const MAX_MONEY = 1_000_000_000_000;
+const LATE_FEE_DESCRIPTION =
+  "Late fees on the schedule's instalments when its target is a plan (none for a schedule without one), charged while the schedule is active: a fee is an obligation of its own (kind fee, fee_of the instalment) on the plan, raising its amount and balance (ledger fee.charged, event fee.charged). Period k (from 0) of an instalment falls due grace_days days after it is overdue (the start of the day after its due date, in the schedule's zone) plus k × every_days days; every_days null charges once. A fee is charged for a period only while the instalment is still open then; a period falling due while a dispute is open on the instalment or its plan, or while the schedule is paused, is skipped (not charged later). Promises to pay do not stop fees. Periods that fell due before the policy was set are not charged. Payments pay open obligations oldest due date first, so a fee is paid after the instalment it follows.";
+
+/** A late fee policy as a request gives it (create and PATCH); what is left out takes its default. */
+const LateFeeInput = Type.Object(
+  {
+    type: Type.Enum(LATE_FEE_TYPES, {
+      description:
+        'fixed: value is minor units. percent: value is a percentage of what the instalment still asks when the fee is charged.',
+    }),
+    value: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: MAX_MONEY,
+      description:
+        'fixed: a whole number of minor units from 1. percent: above 0 and at most 100, at most 2 decimals (2.5 is 2.5%); the fee is rounded half up to the minor unit, and a fee of 0 is not charged.',
+    }),
+    every_days: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 1,
+          maximum: MAX_FEE_DAYS,
+          description: 'A fee every this many days while the instalment stays unpaid; null (default): once.',
+        }),
+      ),
+    ),
+    grace_days: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_FEE_DAYS,
+        description: 'Days after the instalment is overdue before its first fee; default 0.',
+      }),
+    ),
+    cap_per_obligation: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 1,
+          maximum: MAX_MONEY,
+          description:
+            'Most the fees charged on one instalment may add up to (waived ones do not count); the last is cut to fit, then no more. Null (default): no cap.',
+        }),
+      ),
+    ),
+    cap_per_plan: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 1,
+          maximum: MAX_MONEY,
+          description:
+            'Most the fees charged on the whole plan may add up to (waived ones do not count); the last is cut to fit, then no more. Null (default): no cap.',
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false, description: LATE_FEE_DESCRIPTION },
+);
+export type LateFeeInput = Static<typeof LateFeeInput>;
+
+const lateFeeExample = {
+  type: 'fixed',
+  value: 250000,
+  every_days: 30,
+  grace_days: 5,
+  cap_per_obligation: 1000000,
+  cap_per_plan: null,
+};
+
+export const LateFee = Type.Object(
+  {
+    type: Type.Enum(LATE_FEE_TYPES),
+    value: Type.Number(),
+    every_days: Nullable(Type.Integer()),
+    grace_days: Type.Integer(),
+    cap_per_obligation: Nullable(Type.Integer()),
+    cap_per_plan: Nullable(Type.Integer()),
+  },
+  { title: 'LateFee', description: LATE_FEE_DESCRIPTION, examples: [lateFeeExample] },
+);
+
 const scheduleCreateExample = {
   target_type: 'payment_plan',
   target_id: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
@@ -102,6 +183,12 @@ export const ScheduleCreate = Type.Object(
     ),
     metadata: Type.Optional(Metadata),
     early_settlement_discount: Type.Optional(EarlySettlementDiscount),
+    late_fee: Type.Optional(
+      Nullable({
+        ...LateFeeInput,
+        description: `${LATE_FEE_DESCRIPTION} Given (or null for none), it wins; left out, the schedule takes the workspace's lateFeeDefault (GET /account) as it is at creation, copied: changing the default later does not change existing schedules. PATCH the schedule with late_fee to change it.`,
+      }),
+    ),
     replaces_schedule_id: Type.Optional(
       Type.String({
         minLength: 1,
@@ -132,6 +219,7 @@ const scheduleExample = {
   metadata: {},
   virtual_account: null,
   early_settlement_discount: { type: 'percent', value: 2.5 },
+  late_fee: lateFeeExample,
   created_at: '2026-11-20T14:03:00.000Z',
   updated_at: '2026-11-20T14:03:00.000Z',
 };
@@ -171,6 +259,7 @@ export const Schedule = Type.Object(
       ),
     ),
     early_settlement_discount: EarlySettlementDiscount,
+    late_fee: Nullable(LateFee),
     created_at: Instant,
     updated_at: Instant,
   },
@@ -194,6 +283,7 @@ const ObligationAllocation = Type.Object(
 const obligationExample = {
   id: 'obl_01JD7ZA1B2C3D4E5F6G7H8J9K1',
   kind: 'instalment',
+  fee_of: null,
   schedule_id: 'sch_01JD7ZA1B2C3D4E5F6G7H8J9K0',
   track_id: 'trk_01JD7Z6P4S9T2V5W8X0Y2Z4B6C',
   due_date: '2027-01-31',
@@ -222,6 +312,9 @@ export const Obligation = Type.Object(
       description:
         "instalment (of the schedule's rule) or fee (a late fee charged on the instalment it follows).",
     }),
+    fee_of: Nullable(
+      Type.String({ description: 'A fee: the instalment it was charged on; null for an instalment.' }),
+    ),
     schedule_id: Type.String(),
     track_id: Nullable(Type.String()),
     due_date: CalendarDate,
@@ -257,6 +350,12 @@ export const ScheduleActionRequest = Type.Object(
       }),
     ),
     early_settlement_discount: Type.Optional(EarlySettlementDiscount),
+    late_fee: Type.Optional(
+      Nullable({
+        ...LateFeeInput,
+        description: `The schedule's new late fee policy (null: none from now on), replacing the old one whole; with or without an action (it is set first). Not on a cancelled schedule (409 invalid_state). Its open instalments take it at once: their next fee is the first period falling due from now under the new policy, never one already charged. ${LATE_FEE_DESCRIPTION}`,
+      }),
+    ),
     dry_run: Type.Optional(
       Type.Boolean({
         description:
@@ -403,3 +502,20 @@ export const ObligationListItem = Type.Object(
   },
 );
 export type ObligationListItem = Static<typeof ObligationListItem>;
+
+export const FeeWaiver = Type.Object(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      pattern: NOT_BLANK,
+      description: 'Why the fee is let go; kept on the fee.waived ledger entry.',
+    }),
+  },
+  {
+    title: 'FeeWaiver',
+    additionalProperties: false,
+    examples: [{ reason: 'First late payment in three years: goodwill' }],
+  },
+);
+export type FeeWaiver = Static<typeof FeeWaiver>;

@@ -7,6 +7,7 @@ import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { toInstant } from '../../lib/instant.js';
 import { stringifyMetadata } from '../../lib/json.js';
+import { lateFeeOf } from '../../lib/late-fee.js';
 import { isCurrency } from '../../lib/money.js';
 import type { Tenant, TenantRef } from '../../lib/tenant.js';
 import { completeIfDone, syncWithPlan } from '../../money/index.js';
@@ -17,10 +18,12 @@ import { customerRow, payerEmailOf } from '../customers/customers.service.js';
 import { liveProvider, providerCallAnswer, railProvider } from '../providers/adapters.service.js';
 import type { TracksTable } from '../tracks/tracks.mapper.js';
 import { findTrack, findTrackForUpdate } from '../tracks/tracks.service.js';
+import { findWorkspace } from '../workspaces/workspaces.service.js';
 import * as obligations from './obligations.repository.js';
 import { refuseWhenCovered } from './schedules.coverage.js';
 import { discountOf, storedDiscount } from './schedules.discount.js';
 import { AHEAD, generateObligations, MAX_GENERATED, sequenceRange } from './schedules.generation.js';
+import { restartFees, storedLateFee } from './schedules.late-fee.js';
 import { obligationChange, obligationToApi, toApi } from './schedules.mapper.js';
 import * as repo from './schedules.repository.js';
 import type {
@@ -222,6 +225,10 @@ export async function createSchedule(
         'applies only to a schedule created active: a draft asks nothing, so it replaces nothing (cancel the other schedule when you activate the draft)',
     });
   }
+  const lateFee =
+    input.late_fee === undefined
+      ? ((await findWorkspace(ctx.db, auth.workspaceId))?.late_fee_default ?? null)
+      : storedLateFee(input.late_fee, 'late_fee');
   const at = auth.clock.now();
   const id = newId('schedule', at);
   const account = await virtualAccountFor(ctx, auth, id, input);
@@ -253,6 +260,7 @@ export async function createSchedule(
       virtual_account: account ? JSON.stringify(account) : null,
       virtual_account_number: account?.number ?? null,
       early_settlement_discount: storedDiscount(input.early_settlement_discount ?? null),
+      late_fee: lateFee,
       created_at: now,
       updated_at: now,
     };
@@ -477,10 +485,14 @@ const EVENT_OF: Partial<Record<ScheduleAction, 'schedule.updated' | 'schedule.ca
   cancel: 'schedule.cancelled',
 };
 
+/** The states a schedule's late fee policy may be changed in. */
+const LATE_FEE_FROM: readonly ScheduleStatus[] = ['draft', 'active', 'paused', 'completed'];
+
 /**
- * `PATCH /collection-schedules/{id}`: one action, conditional on the state it leaves. The plan (when there is
- * one) and then the schedule are locked first, so actions, payments and the worker's top-ups queue. A dry run
- * runs the action and rolls it back, so its answer is exactly what the action would do.
+ * `PATCH /collection-schedules/{id}`: a new late fee policy and/or one action, each conditional on the state it
+ * leaves. The plan (when there is one) and then the schedule are locked first, so actions, payments and the
+ * worker's top-ups queue. A dry run runs the action and rolls it back, so its answer is exactly what the action
+ * would do.
  */
 export async function actOnSchedule(
   ctx: AppContext,
@@ -489,10 +501,11 @@ export async function actOnSchedule(
   input: ScheduleActionRequest,
 ): Promise<ScheduleActionResult> {
   const { action } = input;
-  const dryRun = input.dry_run === true;
-  if (action === undefined && input.early_settlement_discount === undefined) {
-    throw fieldError({ action: 'is required unless early_settlement_discount is given' });
+  if (action === undefined && input.late_fee === undefined && input.early_settlement_discount === undefined) {
+    throw fieldError({ action: 'is required unless late_fee or early_settlement_discount is given' });
   }
+  const lateFee = input.late_fee === undefined ? undefined : storedLateFee(input.late_fee, 'late_fee');
+  const dryRun = input.dry_run === true;
   if (input.dry_run !== undefined && action !== 'generate_obligations' && action !== 'sync_payment_plan') {
     throw fieldError({ dry_run: 'applies only to the actions generate_obligations and sync_payment_plan' });
   }
@@ -502,25 +515,31 @@ export async function actOnSchedule(
     const track = found.track_id
       ? ((await findTrackForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
       : null;
-    const schedule = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
-    if (!schedule) throw notFound('schedule', id);
+    const locked = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
+    if (!locked) throw notFound('schedule', id);
+    let schedule = locked;
+    if (action && !ACTION_FROM[action].includes(schedule.status))
+      throw invalidState('schedule', schedule.status, action);
     if (input.early_settlement_discount !== undefined) {
       await setDiscount(trx, tenant, schedule, input.early_settlement_discount);
+      schedule = (await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id)) ?? schedule;
     }
-    if (action === undefined) return scheduleOut(trx, tenant, id);
-    if (!ACTION_FROM[action].includes(schedule.status))
-      throw invalidState('schedule', schedule.status, action);
-    const changes = await runAction(trx, tenant, schedule, track, action);
+    if (lateFee !== undefined) {
+      const now = tenant.clock.now().toISOString();
+      const set = await repo.setLateFee(trx, tenant, id, LATE_FEE_FROM, lateFee, now);
+      if (!set) throw invalidState('schedule', schedule.status, 'change_late_fee');
+      await restartFees(trx, set, now);
+      schedule = set;
+    }
+    const changes = action ? await runAction(trx, tenant, schedule, track, action) : null;
     const out = await scheduleOut(trx, tenant, id);
-    const event = EVENT_OF[action];
-    if (event) {
-      await recordEvent(
-        trx,
-        tenant,
-        event,
-        out,
-        event === 'schedule.updated' ? { status: schedule.status } : null,
-      );
+    const event = action ? EVENT_OF[action] : undefined;
+    if (event === 'schedule.cancelled') await recordEvent(trx, tenant, event, out, null);
+    if (event === 'schedule.updated' || lateFee !== undefined) {
+      await recordEvent(trx, tenant, 'schedule.updated', out, {
+        ...(event === 'schedule.updated' ? { status: locked.status } : {}),
+        ...(lateFee !== undefined ? { late_fee: lateFeeOf(locked.late_fee) } : {}),
+      });
     }
     if (!changes) return out;
     const result = {

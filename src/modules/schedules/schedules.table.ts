@@ -69,6 +69,8 @@ export interface SchedulesTable {
   virtual_account_number: string | null;
   /** JSON `EarlySettlementDiscount`; null: a settlement quote gives no discount on this schedule's obligations. */
   early_settlement_discount: string | null;
+  /** JSON `LateFeePolicy` (lib/late-fee.ts): the late fees its instalments on a plan are charged; null for none. */
+  late_fee: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -143,6 +145,14 @@ export interface ObligationsTable {
   checkout_provider: string | null;
   checkout_provider_reference: string | null;
   checkout_completed_at: string | null;
+  /**
+   * An instalment under a late fee policy: when its next fee period falls due, and which period that is (0-based);
+   * null when no fee is to come. A fee: `fee_of` is the instalment it follows and `fee_period` its period (unique
+   * together); `fee_next_at` is null.
+   */
+  fee_next_at: string | null;
+  fee_of: string | null;
+  fee_period: number | null;
   created_at: string;
   updated_at: string;
 }

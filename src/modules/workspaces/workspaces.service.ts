@@ -42,6 +42,7 @@ export async function createWorkspace(db: Db, clock: Clock, input: WorkspaceInpu
     timezone: input.timezone ?? 'UTC',
     country: input.country ?? null,
     support_email: null,
+    late_fee_default: null,
     support_phone: null,
     brand_color: null,
     contact_policy: null,

@@ -4,6 +4,7 @@ import { isTimeZone } from '../../lib/calendar.js';
 import type { Clock } from '../../lib/clock.js';
 import { type ContactPolicyChange, changeContactPolicy, contactPolicyOf } from '../../lib/contact-policy.js';
 import { isEmail } from '../../lib/email.js';
+import { camelPart, type LateFeeDefault, lateFeeFromCamel, readLateFee } from '../../lib/late-fee.js';
 import { isCurrency } from '../../lib/money.js';
 import { COUNTRY_PROBLEM, isCountry, readPhone } from '../../lib/phone.js';
 import { changeReceiptSettings, type ReceiptSettings } from '../../lib/receipt-settings.js';
@@ -27,11 +28,15 @@ export interface WorkspaceSettings {
   receipts?: Partial<ReceiptSettings> | null;
   /** Whether automatic reminders carry a link to the customer's page. */
   customerPage?: { inReminders: boolean };
+  /** The late fee policy copied onto schedules created without one; null for none. Replaced whole. */
+  lateFeeDefault?: (Pick<LateFeeDefault, 'type' | 'value'> & Partial<LateFeeDefault>) | null;
 }
 
 export type SettingName = keyof WorkspaceSettings;
 /** By setting, or by a path into one (`contactPolicy.maxPerDay`). */
-export type SettingProblems = Partial<Record<SettingName | `contactPolicy.${string}`, string>>;
+export type SettingProblems = Partial<
+  Record<SettingName | `contactPolicy.${string}` | `lateFeeDefault.${string}`, string>
+>;
 
 export const NAME_PROBLEM = 'must be 1 to 200 characters, not only spaces';
 export const CURRENCY_PROBLEM = 'must be an ISO 4217 currency code such as NGN or USD';
@@ -59,6 +64,7 @@ type SettingColumns = Partial<
     | 'contact_policy'
     | 'receipt_settings'
     | 'customer_page_in_reminders'
+    | 'late_fee_default'
   >
 >;
 
@@ -123,6 +129,16 @@ export function checkSettings(
   }
   if (settings.customerPage !== undefined) {
     columns.customer_page_in_reminders = settings.customerPage.inReminders ? 1 : 0;
+  }
+  if (settings.lateFeeDefault === null) columns.late_fee_default = null;
+  else if (settings.lateFeeDefault !== undefined) {
+    const read = readLateFee(lateFeeFromCamel(settings.lateFeeDefault));
+    if ('policy' in read) columns.late_fee_default = JSON.stringify(read.policy);
+    else {
+      for (const [part, problem] of Object.entries(read.problems)) {
+        problems[`lateFeeDefault.${camelPart(part)}`] = problem;
+      }
+    }
   }
   return Object.keys(problems).length > 0 ? { problems } : { columns };
 }

@@ -16,6 +16,8 @@ export interface WorkspacesTable {
   receipt_settings: string | null;
   /** 1: automatic reminders carry a link to the customer's page. */
   customer_page_in_reminders: number;
+  /** JSON `LateFeePolicy` (lib/late-fee.ts) copied onto schedules created without their own; null for none. */
+  late_fee_default: string | null;
   subscription_plan: string;
   created_at: string;
   updated_at: string;
