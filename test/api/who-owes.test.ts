@@ -193,6 +193,8 @@ describe('GET /reports/overdue: contacts and schedule', () => {
       overdueAmount: 50_000,
       oldestDueDate: '2028-02-01',
       daysOverdue: 43,
+      promised: 0,
+      disputed: 0,
     });
     assert.deepEqual(
       [now[made.dueOnly.id]?.phone, now[made.dueOnly.id]?.email, now[made.dueOnly.id]?.scheduleId],

@@ -217,6 +217,38 @@ export const expectations: Record<string, Expectation> = {
     assert.match(stdout, /'attempts\.run': [1-9]/);
   },
 
+  async collections(stdout, api) {
+    const [promise, waived, quote, payment] = answers(stdout).map(ok);
+    assert.equal(promise.status, 'open');
+    assert.equal(promise.source, 'business');
+    assert.equal(waived.kind, 'fee');
+    assert.equal(waived.status, 'waived');
+    assert.equal(waived.amount, 2500);
+    assert.equal(quote.discount, 20000, 'ten per cent of the two instalments not yet due');
+    assert.equal(quote.amount, 280000);
+    assert.equal(payment.amount, 280000);
+    assert.deepEqual(stdout.trim().split('\n').slice(-3), ['20000', '30000', 'rejected']);
+    const plan = await byTitle(api, 'Motorbike, 3 monthly instalments');
+    assert.equal(plan.status, 'completed');
+    assert.equal(plan.balance, 0);
+    const ledger = ok((await api(`/tracks/${plan.id}/ledger?limit=100`)).body).items as Json[];
+    const moved = (type: string) => ledger.filter((e) => e.type === type).map((e) => e.amount);
+    assert.deepEqual(moved('fee.charged'), [2500]);
+    assert.deepEqual(moved('fee.waived'), [-2500]);
+    assert.deepEqual(moved('plan.settlement_discount'), [-20000]);
+    // Kept once the payment's events are relayed, which the running server does within moments.
+    let status = '';
+    for (let i = 0; i < 50 && status !== 'kept'; i++) {
+      status = ok((await api(`/promises/${promise.id}`)).body).status;
+      if (status !== 'kept') await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal(status, 'kept', 'the payment keeps the promise');
+    const summary = ok((await api('/reports/summary')).body).currencies.find(
+      (c: Json) => c.currency === 'NGN',
+    );
+    assert.ok(summary.feesCharged >= 2500 && summary.feesWaived >= 2500 && summary.writtenOff >= 20000);
+  },
+
   unapplied(stdout) {
     const [notification, before, applied, after] = answers(stdout);
     assert.equal(notification.outcome ?? notification.data?.outcome, 'recorded');
