@@ -44,7 +44,10 @@ describe('late fees on the built server in real time', { concurrency: true }, ()
         const api = await server.newWorkspace('Late fees', 'Africa/Lagos');
         const { timezone, now } = await clockOf(api);
         const due = dateIn(now, timezone, 1);
-        const customer = await expect(api.post('/customers', { name: 'Ngozi Okafor', phone: '+2348031234568' }), 201);
+        const customer = await expect(
+          api.post('/customers', { name: 'Ngozi Okafor', phone: '+2348031234568' }),
+          201,
+        );
         const plan = await expect(
           api.post('/tracks', { customerId: customer.id, title: 'Generator', amount: 50_000 }),
           201,

@@ -155,7 +155,8 @@ export async function cancelPromise(ctx: AppContext, tenant: Tenant, id: string)
  * or what it covers (the plan's balance; its obligation's amount) is paid off.
  */
 async function isKept(db: DbOrTrx, tenant: Tenant, promise: PromisesTable): Promise<boolean> {
-  const paid = await paidOnPlanSince(db, tenant, promise.track_id, promise.created_at);
+  // Money that came after the end of the date (before the sweep saw it) does not keep it.
+  const paid = await paidOnPlanSince(db, tenant, promise.track_id, promise.created_at, promise.due_at);
   if (paid >= promise.amount) return true;
   if (promise.obligation_id) {
     const obligation = await findObligation(db, tenant, promise.obligation_id);
@@ -188,7 +189,8 @@ export async function settleFallenDue(ctx: AppContext, tenant: Tenant, id: strin
     const promise = await repo.findById(trx, tenant, id);
     if (promise?.status !== 'open') return false;
     if (await isKept(trx, tenant, promise)) return markKept(trx, tenant, promise);
-    const broken = await repo.resolve(trx, tenant, id, 'broken', tenant.clock.now().toISOString());
+    // Broken at the end of its date, however late the sweep came.
+    const broken = await repo.resolve(trx, tenant, id, 'broken', promise.due_at);
     if (!broken) return false;
     await recordEvent(trx, tenant, 'promise.broken', toApi(broken));
     await remindOfBrokenPromise(trx, tenant, {

@@ -4,12 +4,13 @@ import { inTenant } from '../../db/scoping.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
 
-/** What payments recorded on a plan at or after `since` add up to, leaving out reversed ones. */
+/** What payments recorded on a plan from `since` until before `until` add up to, leaving out reversed ones. */
 export async function paidOnPlanSince(
   db: DbOrTrx,
   tenant: TenantRef,
   trackId: string,
   since: string,
+  until: string,
 ): Promise<number> {
   const row = await db
     .selectFrom('payments')
@@ -18,6 +19,7 @@ export async function paidOnPlanSince(
     .where('track_id', '=', trackId)
     .where('status', '=', 'recorded')
     .where('created_at', '>=', since)
+    .where('created_at', '<', until)
     .executeTakeFirst();
   return toSafeInteger(row?.total ?? 0, 'payments since the promise');
 }
