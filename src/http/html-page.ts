@@ -19,9 +19,10 @@ button { flex: 1 1 10rem; font: inherit; font-weight: 600; padding: .8rem 1rem; 
 .approve { background: #1a73e8; color: #fff; }
 .decline { background: #fff; color: #1a73e8; }
 .note { color: #5f6368; font-size: .9rem; }
-.receipt-valid, .receipt-void { padding: .5rem .75rem; border-left: 4px solid; }
-.receipt-valid { border-color: #137333; background: #e6f4ea; }
-.receipt-void { border-color: #b3261e; background: #fce8e6; }
+.receipt-valid, .receipt-void, .promise, .problem { padding: .5rem .75rem; border-left: 4px solid; }
+.receipt-valid, .promise { border-color: #137333; background: #e6f4ea; }
+.receipt-void, .problem { border-color: #b3261e; background: #fce8e6; }
+summary { cursor: pointer; font-weight: 600; color: #1558b0; padding: .75rem 0 .25rem; }
 .masthead { background: #1a73e8; color: #fff; border-radius: 12px 12px 0 0; padding: .6rem 1.25rem; font-weight: 600; overflow-wrap: anywhere; }
 .masthead + .card { border-radius: 0 0 12px 12px; }
 h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
@@ -37,6 +38,7 @@ label { display: block; font-weight: 600; margin-top: 1rem; }
 .error { color: #b3261e; font-weight: 600; }
 input { font: inherit; width: 100%; box-sizing: border-box; padding: .6rem .7rem; border: 1px solid #767b84; border-radius: 8px; margin-top: .25rem; }
 a.button { flex: 1 1 10rem; display: inline-block; text-align: center; text-decoration: none; font-weight: 600; padding: .8rem 1rem; border-radius: 8px; border: 1px solid #1a73e8; }
+@media (max-width: 400px) { main { padding: .75rem .5rem; } .card { padding: 1rem; } }
 `;
 
 const hashOf = (style: string) => `'sha256-${createHash('sha256').update(style).digest('base64')}'`;

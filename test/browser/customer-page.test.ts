@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { addDays, localDate } from '../../src/lib/calendar.js';
+import { shortDayInWords } from '../../src/lib/in-words.js';
 import type { TestApp } from '../helpers/app.js';
 import { setBusiness } from '../helpers/business.js';
 import { approvedMandate, newSchedule } from '../helpers/collections.js';
@@ -12,7 +14,8 @@ import { pdfText } from '../helpers/pdf.js';
 import { ARTIFACTS, assertAccessible, screenshots, serveAndBrowse, shownText } from './browser.js';
 
 // The customer's own page as they meet it on a phone, without script: what they owe, their instalments and
-// payments with receipts, pay now, their automatic payments; and a receipt's public page, valid and reversed.
+// payments with receipts, pay now, their automatic payments, a promise to pay; late fees, waived and written off
+// instalments in words; and a receipt's public page, valid and reversed.
 
 const DAY = 86_400_000;
 
@@ -195,5 +198,120 @@ test('a reversed payment’s receipt says so; an expired link and an unknown rec
 
   assert.equal((await page.goto(`${new URL(mistaken.receipt.url).origin}/r/0000-0000-0000`))?.status(), 404);
   assert.ok((await shownText(page)).includes('Receipt not found'));
+  await page.close();
+});
+
+test('a promise to pay made on the page: one above the balance is refused in words with the form kept, then one is shown', async () => {
+  const { link, freezer, api } = await amaka();
+  const today = localDate(t.clock.now(), 'Africa/Lagos');
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+  await page.goto(link.url);
+  const plan = page.getByRole('region', { name: 'Deep freezer' });
+  await plan.locator('summary', { hasText: 'Promise to pay' }).click();
+  await plan.getByLabel('Amount (NGN)').fill('70,000');
+  await plan.getByLabel('Pay by').fill(addDays(today, 5));
+  await plan.getByRole('button', { name: 'Promise to pay' }).click();
+  await page.waitForLoadState();
+  let text = await shownText(page);
+  assert.ok(
+    text.includes('Your promise was not recorded: promise at most what you owe, ₦60,000.00.'),
+    `the refusal says why: ${text}`,
+  );
+  // The form stays open with what was typed, for the payer to correct.
+  assert.equal(await plan.getByLabel('Amount (NGN)').inputValue(), '70,000');
+  assert.equal(await plan.getByLabel('Pay by').inputValue(), addDays(today, 5));
+  assert.ok(await plan.getByLabel('Amount (NGN)').isVisible());
+  await screenshots(page, 'customer-page-promise-refused');
+  await assertAccessible(browser, page);
+  assert.equal((await api.get('/promises')).body.data.items.length, 0);
+
+  await page.setViewportSize({ width: 360, height: 740 });
+  await plan.getByLabel('Amount (NGN)').fill('20,000');
+  await plan.getByRole('button', { name: 'Promise to pay' }).click();
+  await page.waitForLoadState();
+  text = await shownText(page);
+  for (const shown of [
+    'Thank you: your promise to pay is recorded.',
+    `You promised to pay ₦20,000.00 by ${shortDayInWords(addDays(today, 5))}.`,
+  ]) {
+    assert.ok(text.includes(shown), `the payer sees ${shown}: ${text}`);
+  }
+  assert.equal(await plan.getByRole('button', { name: 'Promise to pay' }).count(), 0, 'one open promise');
+  await screenshots(page, 'customer-page-promise');
+  await assertAccessible(browser, page);
+  const [promise] = (await api.get('/promises')).body.data.items;
+  assert.deepEqual(
+    [promise.trackId, promise.amount, promise.date, promise.source, promise.status],
+    [freezer.id, 2_000_000, addDays(today, 5), 'payer', 'open'],
+  );
+  await page.close();
+});
+
+test('late fees, a waived fee and a written-off instalment in words on the page, its statement and a receipt', async () => {
+  const { api, workspaceId } = await newWorkspace(t, { timezone: 'Africa/Lagos' });
+  await setBusiness(t, workspaceId, { name: 'Ade Motors', brand_color: '#0b6e4f' });
+  const customer = await newCustomer(api, { name: 'Bola Ade' });
+  const tv = await newTrack(api, { customerId: customer.id, amount: 9_000_000, title: 'Television' });
+  const schedule = await newSchedule(api, {
+    target_type: 'payment_plan',
+    target_id: tv.id,
+    frequency: 'monthly',
+    fixed_amount: 3_000_000,
+    start_date: new Date(t.clock.now().getTime() + DAY).toISOString(),
+    collection_method: 'manual',
+    late_fee: { type: 'fixed', value: 250_000, every_days: 7, grace_days: 3 },
+  });
+  assert.ok(schedule.late_fee);
+  const moved = await api.post('/account/test-clock/advance', { days: 14 });
+  assert.equal(moved.status, 200, JSON.stringify(moved.body));
+  const listed = (await api.get(`/obligations?track_id=${tv.id}&limit=100`)).body.data.items as any[];
+  const fees = listed.filter((o) => o.kind === 'fee');
+  assert.equal(fees.length, 2, JSON.stringify(listed));
+  const waived = await api.post(`/obligations/${fees[0].id}/waive`, { reason: 'first time late' });
+  assert.equal(waived.status, 200, JSON.stringify(waived.body));
+  const written = await api.post(`/tracks/${tv.id}/write-off`, {
+    amount: 3_000_000,
+    reason: 'Hardship agreed',
+  });
+  assert.equal(written.status, 200, JSON.stringify(written.body));
+  const paid = await api.post('/payments', { trackId: tv.id, amount: 1_000_000, method: 'cash' });
+  assert.equal(paid.status, 201, JSON.stringify(paid.body));
+  const link = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+  assert.equal((await page.goto(link.url))?.status(), 200);
+  const text = await shownText(page);
+  for (const shown of [
+    'You have ₦52,500.00 left to pay to Ade Motors.',
+    'Instalments and late fees of Television',
+    'Late fee',
+    '₦2,500.00',
+    'Waived',
+    'Written off',
+    'Overdue ₦20,000.00 left',
+  ]) {
+    assert.ok(text.includes(shown), `the payer sees ${shown}: ${text}`);
+  }
+  await screenshots(page, 'customer-page-fees');
+  await assertAccessible(browser, page);
+
+  await page.goto(`${link.url}/statement`);
+  const statement = await shownText(page);
+  for (const shown of [
+    'Late fee (Television)',
+    'Late fee waived: first time late (Television)',
+    'Written off: Hardship agreed (Television)',
+    'Closing balance ₦52,500.00',
+  ]) {
+    assert.ok(statement.includes(shown), `the statement shows ${shown}: ${statement}`);
+  }
+  await screenshots(page, 'customer-page-statement-fees');
+  await assertAccessible(browser, page);
+
+  await page.goto(paid.body.data.receipt.url);
+  const receipt = await shownText(page);
+  assert.ok(receipt.includes('₦10,000.00') && receipt.includes('Valid'), receipt);
+  await screenshots(page, 'receipt-with-fees');
+  await assertAccessible(browser, page);
   await page.close();
 });

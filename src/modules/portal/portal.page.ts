@@ -18,6 +18,8 @@ export interface PortalPlan {
 
 export interface PortalObligation {
   id: string;
+  /** `instalment`, or `fee`: a late fee charged on the instalment it follows. */
+  kind: string;
   schedule_id: string;
   track_id: string | null;
   due_date: string;
@@ -71,6 +73,8 @@ export interface PortalView {
   notice: string | null;
   /** Why what they just asked was refused (a promise to pay), in words. */
   problem?: string | null;
+  /** The promise to pay that was refused, as typed: its form is shown open again with it. */
+  refusedPromise?: { plan: string; amount: string; date: string } | null;
 }
 
 const esc = escapeHtml;
@@ -84,11 +88,31 @@ const OBLIGATION_WORDS: Record<string, string> = {
   pending: 'Upcoming',
   cancelled: 'Cancelled',
   written_off: 'Written off',
+  waived: 'Waived',
 };
 
 function obligationWords(o: PortalObligation, today: string): string {
   if (o.status === 'pending' && o.due_date <= today) return 'Due';
   return OBLIGATION_WORDS[o.status] ?? o.status.replaceAll('_', ' ');
+}
+
+/** What is still asked of a part paid obligation, or what of it the business gave up, on a line of its own. */
+function obligationLeft(o: PortalObligation): string {
+  const left = o.amount - o.amount_paid;
+  const note = (words: string) => `<br><span class="note">${words}</span>`;
+  if (o.status === 'partially_paid' || (o.status === 'overdue' && o.amount_paid > 0))
+    return note(`${money(left, o.currency)} left`);
+  if ((o.status === 'written_off' || o.status === 'waived') && o.amount_paid > 0)
+    return note(`${money(left, o.currency)} of it`);
+  return '';
+}
+
+/** A plan no longer open, in words: paid in full, or closed with part of it written off. */
+function closedPlanWords(view: PortalView, plan: PortalPlan, obligations: PortalObligation[]): string {
+  if (plan.status !== 'completed') return '';
+  if (obligations.some((o) => o.status === 'written_off'))
+    return `<p><strong>Nothing left to pay.</strong> ${esc(view.business.name)} wrote off part of this plan.</p>`;
+  return '<p><strong>Paid in full.</strong> Thank you.</p>';
 }
 
 /** The page's shell: the business on the masthead, in its colour. */
@@ -102,19 +126,19 @@ function planSection(view: PortalView, plan: PortalPlan): string {
     .sort((a, b) => (a.due_date < b.due_date ? -1 : a.due_date > b.due_date ? 1 : 0));
   const rows = mine
     .map((o) => {
-      const left = o.amount - o.amount_paid;
-      const owed = o.status === 'partially_paid' ? ` (${money(left, o.currency)} left)` : '';
-      return `<tr><td>${day(o.due_date)}</td><td class="amount">${money(o.amount, o.currency)}</td><td>${esc(obligationWords(o, view.today))}${owed}</td></tr>`;
+      const what = o.kind === 'fee' ? '<br><span class="note">Late fee</span>' : '';
+      return `<tr><td class="nowrap">${day(o.due_date)}${what}</td><td class="amount">${money(o.amount, o.currency)}</td><td>${esc(obligationWords(o, view.today))}${obligationLeft(o)}</td></tr>`;
     })
     .join('');
+  const listed = mine.some((o) => o.kind === 'fee') ? 'Instalments and late fees' : 'Instalments';
   const schedule = rows
-    ? `<table><caption>Instalments of ${esc(plan.title)}</caption><thead><tr><th scope="col">Due</th><th scope="col" class="amount">Amount</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`
+    ? `<table><caption>${listed} of ${esc(plan.title)}</caption><thead><tr><th scope="col">Due</th><th scope="col" class="amount">Amount</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`
     : '';
   const pay =
     plan.status === 'active' && plan.balance > 0
       ? `<form method="post" action="/c/${esc(view.token)}/pay"><input type="hidden" name="plan" value="${esc(plan.id)}"><div class="actions"><button class="approve" type="submit">Pay now</button></div></form>`
       : '';
-  const state = plan.status === 'completed' ? '<p><strong>Paid in full.</strong> Thank you.</p>' : '';
+  const state = closedPlanWords(view, plan, mine);
   const promise = plan.status === 'active' && plan.balance > 0 ? promiseHtml(view, plan) : '';
   return `<section aria-labelledby="plan-${esc(plan.id)}">
 <h2 id="plan-${esc(plan.id)}">${esc(plan.title)}</h2>
@@ -129,12 +153,15 @@ function promiseHtml(view: PortalView, plan: PortalPlan): string {
   if (open)
     return `<p class="promise" role="status">You promised to pay <strong>${money(open.amount, open.currency)}</strong> by ${day(open.date)}. Thank you: we will not chase you before then.</p>`;
   const id = (name: string) => `promise-${esc(plan.id)}-${name}`;
-  return `<details><summary>Promise to pay</summary>
+  const refused = view.refusedPromise?.plan === plan.id ? view.refusedPromise : null;
+  const amount = refused ? ` value="${esc(refused.amount)}"` : '';
+  const date = refused?.date || view.today;
+  return `<details${refused ? ' open' : ''}><summary>Promise to pay</summary>
 <p class="note">Cannot pay now? Tell ${esc(view.business.name)} how much you will pay, and by when.</p>
 <form method="post" action="/c/${esc(view.token)}/promise" class="stack"><input type="hidden" name="plan" value="${esc(plan.id)}">
-<div><label for="${id('amount')}">Amount (${esc(plan.currency)})</label><input id="${id('amount')}" name="amount" inputmode="decimal" required></div>
-<div><label for="${id('date')}">Pay by</label><input id="${id('date')}" name="date" type="date" min="${esc(view.today)}" value="${esc(view.today)}" required></div>
-<div class="actions"><button type="submit">Promise to pay</button></div>
+<div><label for="${id('amount')}">Amount (${esc(plan.currency)})</label><input id="${id('amount')}" name="amount" inputmode="decimal"${amount} required></div>
+<div><label for="${id('date')}">Pay by</label><input id="${id('date')}" name="date" type="date" min="${esc(view.today)}" value="${esc(date)}" required></div>
+<div class="actions"><button class="decline" type="submit">Promise to pay</button></div>
 </form></details>`;
 }
 

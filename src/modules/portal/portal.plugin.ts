@@ -64,10 +64,16 @@ function promiseRefusal(fields: Record<string, string>, plan: PortalPlan): strin
 /** How far back the page lists instalments (those overdue are listed however old). */
 const RECENT_DAYS = 62;
 
-async function home(visit: PortalVisit, notice: string | null, problem: string | null = null) {
+/** Why the page is shown again after a refused promise to pay, and what was typed. */
+interface Refusal {
+  problem: string;
+  promise: { plan: string; amount: string; date: string };
+}
+
+async function home(visit: PortalVisit, notice: string | null, refusal: Refusal | null = null) {
   const customer_id = visit.customerId;
   const today = localDate(visit.now, visit.business.timeZone);
-  const [plans, overdue, recent, payments, mandates, promises] = await Promise.all([
+  const [plans, overdue, recent, writtenOff, payments, mandates, promises] = await Promise.all([
     visit.api.get<List<PortalPlan>>('/tracks', { customerId: customer_id, limit: 100 }),
     visit.api.get<List<PortalObligation>>('/obligations', { customer_id, status: 'overdue', limit: 100 }),
     visit.api.get<List<PortalObligation>>('/obligations', {
@@ -75,12 +81,15 @@ async function home(visit: PortalVisit, notice: string | null, problem: string |
       due_from: addDays(today, -RECENT_DAYS),
       limit: 100,
     }),
+    visit.api.get<List<PortalObligation>>('/obligations', { customer_id, status: 'written_off', limit: 100 }),
     visit.api.get<List<PortalPayment>>('/payments', { customerId: customer_id, limit: 20 }),
     visit.api.get<List<PortalMandate>>('/payment-mandates', { payer_id: customer_id, limit: 20 }),
     visit.api.get<List<PortalPromise>>('/promises', { customerId: customer_id, status: 'open', limit: 100 }),
   ]);
   const obligations = new Map(
-    [...dataOf(overdue).items, ...dataOf(recent).items].map((o) => [o.id, o] as const),
+    [...dataOf(overdue).items, ...dataOf(recent).items, ...dataOf(writtenOff).items].map(
+      (o) => [o.id, o] as const,
+    ),
   );
   return portalHome({
     token: visit.token,
@@ -94,7 +103,8 @@ async function home(visit: PortalVisit, notice: string | null, problem: string |
     mandates: dataOf(mandates).items,
     promises: dataOf(promises).items,
     notice,
-    problem,
+    problem: refusal?.problem ?? null,
+    refusedPromise: refusal?.promise ?? null,
   });
 }
 
@@ -174,9 +184,16 @@ export const portalPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
         : null;
       if (!plan?.ok || plan.data.customerId !== visit.customerId)
         return closed(reply, 'unknown', visit.business);
+      const typed = {
+        plan: planId,
+        amount: String(request.body?.amount ?? '').slice(0, 40),
+        date: String(request.body?.date ?? '')
+          .trim()
+          .slice(0, 10),
+      };
       const refused = (problem: string) =>
-        home(visit, null, `Your promise was not recorded: ${problem}`).then((html) =>
-          send(reply, 422, html, visit.business),
+        home(visit, null, { problem: `Your promise was not recorded: ${problem}`, promise: typed }).then(
+          (html) => send(reply, 422, html, visit.business),
         );
       const amount = readAmount(request.body?.amount, plan.data.currency);
       if (!amount.ok) return refused(amount.error);
