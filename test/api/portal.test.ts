@@ -259,6 +259,96 @@ describe('customer page links', () => {
     const notMine = await open(`${link.url}/pay`, 'POST', 'plan=trk_unknown');
     assert.equal(notMine.statusCode, 404);
   });
+
+  test('late fees, a waived fee and written-off instalments in words; a plan closed by a write-off is not called paid in full', async () => {
+    const { api } = await newWorkspace(t);
+    const customer = await newCustomer(api, { name: 'Chioma Eze' });
+    const plan = await newTrack(api, { customerId: customer.id, title: 'Deep freezer', amount: 90_000 });
+    await newSchedule(api, {
+      target_type: 'payment_plan',
+      target_id: plan.id,
+      frequency: 'monthly',
+      fixed_amount: 30_000,
+      start_date: '2028-01-05T09:00:00Z',
+      end_date: '2028-03-05T09:00:00Z',
+      collection_method: 'manual',
+      late_fee: { type: 'fixed', value: 1_000, every_days: 2, grace_days: 0 },
+    });
+    const paidUp = await newTrack(api, { customerId: customer.id, title: 'Radio', amount: 5_000 });
+    await api.post('/payments', { trackId: paidUp.id, amount: 5_000, method: 'cash' });
+    assert.equal((await api.post('/account/test-clock/advance', { days: 5 })).status, 200);
+    const fees = (await api.get(`/obligations?track_id=${plan.id}&limit=100`)).body.data.items.filter(
+      (o: { kind: string }) => o.kind === 'fee',
+    );
+    assert.ok(fees.length >= 2, JSON.stringify(fees));
+    assert.equal((await api.post(`/obligations/${fees[0].id}/waive`, { reason: 'goodwill' })).status, 200);
+    await api.post('/payments', { trackId: plan.id, amount: 10_000, method: 'cash' });
+    assert.equal(
+      (await api.post(`/tracks/${plan.id}/write-off`, { amount: 30_000, reason: 'x' })).status,
+      200,
+    );
+    const link = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+
+    let page = await open(link.url);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /<caption>Instalments and late fees of Deep freezer<\/caption>/);
+    assert.match(
+      page.body,
+      /<td class="nowrap">[^<]+<br><span class="note">Late fee<\/span><\/td><td class="amount">₦10\.00<\/td><td>Waived<\/td>/,
+    );
+    assert.match(
+      page.body,
+      /<td class="amount">₦300\.00<\/td><td>Overdue<br><span class="note">₦200\.00 left<\/span><\/td>/,
+    );
+    assert.match(page.body, /5 Mar 2028<\/td><td class="amount">₦300\.00<\/td><td>Written off<\/td>/);
+    assert.match(page.body, /<h2 id="plan-[^"]+">Radio<\/h2>\n<p><strong>Paid in full\.<\/strong>/);
+    assert.doesNotMatch(page.body, /wrote off/);
+
+    // Everything left written off: the plan is closed, and the page says how.
+    const whole = await api.post(`/tracks/${plan.id}/write-off`, { reason: 'Customer emigrated' });
+    assert.equal(whole.body.data.status, 'completed', JSON.stringify(whole.body));
+    page = await open(link.url);
+    assert.match(
+      page.body,
+      /<p><strong>Nothing left to pay\.<\/strong> [^<]+ wrote off part of this plan\.<\/p>/,
+    );
+    assert.equal(page.body.match(/Paid in full/g)?.length, 1, 'only the radio, paid, is paid in full');
+    assert.match(page.body, /You owe nothing to /);
+  });
+
+  test('a refused promise to pay shows the page again with that plan’s form open and what was typed, escaped', async () => {
+    const { api } = await newWorkspace(t);
+    const { customer, plan } = await customerWithPlan(api);
+    const other = await newTrack(api, { customerId: customer.id, title: 'Generator', amount: 50_000 });
+    const link = (await api.post(`/customers/${customer.id}/portal-links`, {})).body.data;
+    const path = new URL(link.url).pathname;
+
+    const tooMuch = await open(`${path}/promise`, 'POST', `plan=${plan.id}&amount=901&date=2028-01-25`);
+    assert.equal(tooMuch.statusCode, 422);
+    assert.match(
+      tooMuch.body,
+      /<p class="problem" role="alert">Your promise was not recorded: promise at most what you owe, ₦900\.00\.<\/p>/,
+    );
+    const forms = tooMuch.body.split('<details');
+    const mine = forms.find((f) => f.includes(`promise-${plan.id}-amount`)) ?? '';
+    const theirs = forms.find((f) => f.includes(`promise-${other.id}-amount`)) ?? '';
+    assert.match(mine, /^ open><summary>/);
+    assert.match(mine, /name="amount" inputmode="decimal" value="901" required/);
+    assert.match(mine, /value="2028-01-25" required/);
+    assert.match(theirs, /^><summary>/);
+    assert.doesNotMatch(theirs, /value="901"/);
+
+    const unreadable = await open(
+      `${path}/promise`,
+      'POST',
+      `plan=${plan.id}&amount=${encodeURIComponent('"><b>9')}&date=x`,
+    );
+    assert.equal(unreadable.statusCode, 422);
+    assert.match(unreadable.body, /Your promise was not recorded: Enter the amount in figures/);
+    assert.match(unreadable.body, /value="&quot;&gt;&lt;b&gt;9"/);
+    assert.doesNotMatch(unreadable.body, /<b>9/);
+    assert.equal((await api.get('/promises')).body.data.items.length, 0);
+  });
 });
 
 describe('customer page links sent in messages', () => {
