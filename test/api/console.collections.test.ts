@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newSchedule } from '../helpers/collections.js';
-import { consoleGet, consolePerson, consolePost } from '../helpers/console.js';
+import { type ConsolePerson, consoleGet, consolePerson, consolePost } from '../helpers/console.js';
 import { newCustomer, newTrack } from '../helpers/factories.js';
 
 // The collections workflow in the console, on a plan's page: disputes opened by a collector and rejected or
@@ -21,6 +22,10 @@ before(async () => {
 after(() => t.close());
 
 type Row = Record<string, any>;
+
+/** A form posted as the console's forms post it: with the key that makes a double submit change things once. */
+const post = (person: ConsolePerson, path: string, fields: Record<string, string>) =>
+  consolePost(t, person, path, { idempotency_key: randomUUID(), ...fields });
 
 const planOf = async (api: Client, id: string) => (await api.get(`/tracks/${id}`)).body.data as Row;
 const listOf = async (api: Client, path: string) => {
@@ -61,16 +66,16 @@ describe('console collections workflow', () => {
     assert.match(page.body, /<option value="goods_returned">Goods returned<\/option>/);
     assert.doesNotMatch((await consoleGet(t, viewer, href)).body, /Open a dispute/);
 
-    const noReason = await consolePost(t, collector, `${href}/disputes`, { dispute_note: 'Hmm' });
+    const noReason = await post(collector, `${href}/disputes`, { dispute_note: 'Hmm' });
     assert.equal(noReason.statusCode, 422);
     assert.match(noReason.body, /Choose the reason the customer gives\./);
     assert.match(noReason.body, /<summary>Open a dispute<\/summary>/);
     assert.match(noReason.body, /<details class="card" open>/);
-    const byViewer = await consolePost(t, viewer, `${href}/disputes`, { dispute_reason: 'other' });
+    const byViewer = await post(viewer, `${href}/disputes`, { dispute_reason: 'other' });
     assert.equal(byViewer.statusCode, 403);
     assert.deepEqual(await listOf(api, `/disputes?trackId=${plan.id}`), []);
 
-    const opened = await consolePost(t, collector, `${href}/disputes`, {
+    const opened = await post(collector, `${href}/disputes`, {
       dispute_reason: 'not_received',
       dispute_note: 'Says the fridge never came',
     });
@@ -83,14 +88,14 @@ describe('console collections workflow', () => {
     assert.match(page.body, /Says the fridge never came/);
     assert.match(page.body, /<span class="status">open<\/span>/);
     assert.doesNotMatch(page.body, /Reject or accept/, 'a collector does not resolve');
-    const twice = await consolePost(t, collector, `${href}/disputes`, { dispute_reason: 'other' });
+    const twice = await post(collector, `${href}/disputes`, { dispute_reason: 'other' });
     assert.equal(twice.statusCode, 409);
     assert.match(twice.body, /is already open on this; resolve it first/);
 
     const [dispute] = await listOf(api, `/disputes?trackId=${plan.id}`);
     const resolveHref = `${href}/disputes/${dispute?.id}`;
     assert.equal((await consoleGet(t, collector, resolveHref)).statusCode, 403);
-    const byCollector = await consolePost(t, collector, resolveHref, { outcome: 'rejected' });
+    const byCollector = await post(collector, resolveHref, { outcome: 'rejected' });
     assert.equal(byCollector.statusCode, 403);
 
     const ownerPage = await consoleGet(t, owner, href);
@@ -99,7 +104,7 @@ describe('console collections workflow', () => {
     assert.equal(resolve.statusCode, 200);
     assert.match(resolve.body, /<h2 id="reject">Reject<\/h2>/);
     assert.match(resolve.body, /<option value="write_off">Accept and write off<\/option>/);
-    const rejected = await consolePost(t, owner, resolveHref, {
+    const rejected = await post(owner, resolveHref, {
       outcome: 'rejected',
       reject_note: 'Delivery note signed',
     });
@@ -107,21 +112,21 @@ describe('console collections workflow', () => {
     assert.equal(rejected.headers.location, `${href}?done=dispute_rejected`);
     page = await consoleGet(t, owner, `${href}?done=dispute_rejected`);
     assert.match(page.body, /Rejected: chasing resumed\. Delivery note signed/);
-    const again = await consolePost(t, owner, resolveHref, { outcome: 'accepted' });
+    const again = await post(owner, resolveHref, { outcome: 'accepted' });
     assert.equal(again.statusCode, 409);
     assert.match(again.body, /This dispute is resolved\./);
 
-    await consolePost(t, collector, `${href}/disputes`, { dispute_reason: 'wrong_amount' });
+    await post(collector, `${href}/disputes`, { dispute_reason: 'wrong_amount' });
     const second = (await listOf(api, `/disputes?trackId=${plan.id}&status=open`))[0];
     const secondHref = `${href}/disputes/${second?.id}`;
-    const badAmount = await consolePost(t, owner, secondHref, {
+    const badAmount = await post(owner, secondHref, {
       outcome: 'accepted',
       accept_action: 'write_off',
       write_off_amount: '12.345',
     });
     assert.equal(badAmount.statusCode, 422);
     assert.match(badAmount.body, /NGN amounts have at most 2 digits after the point/);
-    const tooMuch = await consolePost(t, owner, secondHref, {
+    const tooMuch = await post(owner, secondHref, {
       outcome: 'accepted',
       accept_action: 'write_off',
       write_off_amount: '2000',
@@ -130,7 +135,7 @@ describe('console collections workflow', () => {
     assert.match(tooMuch.body, new RegExp(`must be at most the plan${APOSTROPHE}s balance`));
     assert.equal((await planOf(api, plan.id)).balance, 100_000);
 
-    const accepted = await consolePost(t, owner, secondHref, {
+    const accepted = await post(owner, secondHref, {
       outcome: 'accepted',
       accept_action: 'write_off',
       write_off_amount: '150',
@@ -159,17 +164,17 @@ describe('console collections workflow', () => {
     for (const person of [collector, viewer]) {
       const seen = await consoleGet(t, person, href);
       assert.doesNotMatch(seen.body, /<summary>Write off<\/summary>|Reverse the last write-off/);
-      const refused = await consolePost(t, person, `${href}/write-off`, { write_off_reason: 'Gone' });
+      const refused = await post(person, `${href}/write-off`, { write_off_reason: 'Gone' });
       assert.equal(refused.statusCode, 403);
       assert.match(refused.body, /Only owners and admins resolve disputes, write off and waive fees/);
-      assert.equal((await consolePost(t, person, `${href}/write-off/reverse`, {})).statusCode, 403);
+      assert.equal((await post(person, `${href}/write-off/reverse`, {})).statusCode, 403);
     }
 
-    const noReason = await consolePost(t, owner, `${href}/write-off`, { write_off_amount: '100' });
+    const noReason = await post(owner, `${href}/write-off`, { write_off_amount: '100' });
     assert.equal(noReason.statusCode, 422);
     assert.match(noReason.body, /Say why it is written off\./);
     assert.match(noReason.body, /name="write_off_amount"[^>]*value="100"/);
-    const tooMuch = await consolePost(t, owner, `${href}/write-off`, {
+    const tooMuch = await post(owner, `${href}/write-off`, {
       write_off_amount: '1,000.01',
       write_off_reason: 'Gone abroad',
     });
@@ -177,11 +182,11 @@ describe('console collections workflow', () => {
     assert.match(tooMuch.body, new RegExp(`More than the plan${APOSTROPHE}s balance of ₦1,000\\.00\\.`));
     assert.equal((await planOf(api, plan.id)).balance, 100_000);
 
-    const written = await consolePost(t, owner, `${href}/write-off`, {
-      write_off_amount: '400',
-      write_off_reason: 'Gone abroad',
-    });
+    const once = { write_off_amount: '400', write_off_reason: 'Gone abroad', idempotency_key: randomUUID() };
+    const written = await post(owner, `${href}/write-off`, once);
     assert.equal(written.statusCode, 303, written.body);
+    const doubled = await post(owner, `${href}/write-off`, once);
+    assert.equal(doubled.statusCode, 303, 'a double submit is answered as the first');
     assert.equal(written.headers.location, `${href}?done=written_off`);
     const after = await planOf(api, plan.id);
     assert.equal(after.balance, 60_000);
@@ -191,18 +196,18 @@ describe('console collections workflow', () => {
     assert.match(page.body, /₦400\.00 written off [^<]*: Gone abroad\. Nothing has moved since/);
     assert.match(page.body, /Reverse the last write-off/);
 
-    const reversed = await consolePost(t, owner, `${href}/write-off/reverse`, {});
+    const reversed = await post(owner, `${href}/write-off/reverse`, {});
     assert.equal(reversed.statusCode, 303, reversed.body);
     assert.equal(reversed.headers.location, `${href}?done=write_off_reversed`);
     assert.equal((await planOf(api, plan.id)).balance, 100_000);
     page = await consoleGet(t, owner, `${href}?done=write_off_reversed`);
     assert.match(page.body, /The write-off was reversed/);
     assert.doesNotMatch(page.body, /Reverse the last write-off/);
-    const twice = await consolePost(t, owner, `${href}/write-off/reverse`, {});
+    const twice = await post(owner, `${href}/write-off/reverse`, {});
     assert.equal(twice.statusCode, 409);
     assert.match(twice.body, /is already reversed/);
 
-    const whole = await consolePost(t, owner, `${href}/write-off`, { write_off_reason: 'Bankrupt' });
+    const whole = await post(owner, `${href}/write-off`, { write_off_reason: 'Bankrupt' });
     assert.equal(whole.statusCode, 303, whole.body);
     const done = await planOf(api, plan.id);
     assert.equal(done.balance, 0);
@@ -246,12 +251,12 @@ describe('console collections workflow', () => {
     assert.match(seen.body, /<strong>Late fee<\/strong>/);
     assert.doesNotMatch(seen.body, /Waive…/);
     assert.equal((await consoleGet(t, collector, waiveHref)).statusCode, 403);
-    assert.equal((await consolePost(t, collector, waiveHref, { waive_reason: 'x' })).statusCode, 403);
+    assert.equal((await post(collector, waiveHref, { waive_reason: 'x' })).statusCode, 403);
 
     const form = await consoleGet(t, owner, waiveHref);
     assert.equal(form.statusCode, 200);
     assert.match(form.body, /Waiving lowers the plan(&#39;|&#x27;|')s balance by ₦50\.00/);
-    const noReason = await consolePost(t, owner, waiveHref, { waive_reason: '  ' });
+    const noReason = await post(owner, waiveHref, { waive_reason: '  ' });
     assert.equal(noReason.statusCode, 422);
     assert.match(noReason.body, /Say why the fee is waived\./);
     const instalment = (await listOf(api, `/obligations?track_id=${plan.id}`)).find(
@@ -259,7 +264,7 @@ describe('console collections workflow', () => {
     );
     assert.equal((await consoleGet(t, owner, `${href}/obligations/${instalment?.id}/waive`)).statusCode, 404);
 
-    const waived = await consolePost(t, owner, waiveHref, { waive_reason: 'First time late' });
+    const waived = await post(owner, waiveHref, { waive_reason: 'First time late' });
     assert.equal(waived.statusCode, 303, waived.body);
     assert.equal(waived.headers.location, `${href}?done=fee_waived`);
     assert.equal((await planOf(api, plan.id)).balance, 100_000);
@@ -267,7 +272,7 @@ describe('console collections workflow', () => {
     assert.match(page.body, /The late fee was waived\./);
     assert.match(page.body, /<span class="status">waived<\/span>/);
     assert.doesNotMatch(page.body, /Waive…/);
-    const twice = await consolePost(t, owner, waiveHref, { waive_reason: 'Again' });
+    const twice = await post(owner, waiveHref, { waive_reason: 'Again' });
     assert.equal(twice.statusCode, 409);
     assert.match(twice.body, /This fee is no longer open/);
   });
@@ -298,13 +303,13 @@ describe('console collections workflow', () => {
     const looked = await consoleGet(t, viewer, `${href}/settlement-quote`);
     assert.equal(looked.statusCode, 200);
     assert.doesNotMatch(looked.body, /Record this payment/);
-    const byViewer = await consolePost(t, viewer, `${href}/settlement-quote`, {
+    const byViewer = await post(viewer, `${href}/settlement-quote`, {
       settlement_quote_id: quoteId,
       amount: '1000.00',
     });
     assert.equal(byViewer.statusCode, 403);
 
-    const wrong = await consolePost(t, collector, `${href}/settlement-quote`, {
+    const wrong = await post(collector, `${href}/settlement-quote`, {
       settlement_quote_id: quoteId,
       amount: '999.00',
       method: 'cash',
@@ -312,7 +317,7 @@ describe('console collections workflow', () => {
     assert.equal(wrong.statusCode, 422);
     assert.match(wrong.body, /A payment with this quote must be its amount/);
 
-    const paid = await consolePost(t, collector, `${href}/settlement-quote`, {
+    const paid = await post(collector, `${href}/settlement-quote`, {
       settlement_quote_id: quoteId,
       amount: '1000.00',
       method: 'bank_transfer',
@@ -339,7 +344,7 @@ describe('console collections workflow', () => {
     await overduePlan(api, 'Plain freezer');
     const promise = await api.post('/promises', { trackId: promised.id, amount: 20_000, date: '2028-03-14' });
     assert.equal(promise.status, 201, JSON.stringify(promise.body));
-    const opened = await consolePost(t, collector, `/console/plans/${disputed.id}/disputes`, {
+    const opened = await post(collector, `/console/plans/${disputed.id}/disputes`, {
       dispute_reason: 'already_paid',
     });
     assert.equal(opened.statusCode, 303, opened.body);
