@@ -66,7 +66,7 @@ test('collections on a plan: promise, fee waived, dispute accepted, write-off, s
   assert.match(text, /No disputes\./);
 
   // A dispute on the plan, opened through its form.
-  await page.getByText('Open a dispute', { exact: true }).click();
+  await page.locator('summary', { hasText: 'Open a dispute' }).click();
   const dispute = page.getByRole('form', { name: 'Open a dispute' });
   await dispute.getByLabel('Reason').selectOption('not_received');
   await dispute.getByLabel('What the customer says (optional)').fill('Says the fridge arrived broken');
@@ -98,7 +98,7 @@ test('collections on a plan: promise, fee waived, dispute accepted, write-off, s
   assert.equal((await api.get(`/tracks/${fridge.id}`)).body.data.balance, 275_000);
 
   // A write-off of its own, shown with the way to reverse it.
-  await page.getByText('Write off', { exact: true }).click();
+  await page.locator('summary', { hasText: 'Write off' }).click();
   const writeOff = page.getByRole('form', { name: 'Write off' });
   await writeOff.getByLabel(/Amount to write off/).fill('100');
   await writeOff.getByLabel('Reason').fill('Goodwill for the delay');

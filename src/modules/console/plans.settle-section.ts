@@ -30,10 +30,10 @@ export function settleSection(
   const values = state.values ?? {};
   const errors = state.errors ?? {};
   const quote = open
-    ? `<form method="get" action="${esc(`${planHref(plan.id)}/settlement-quote`)}" class="stack" aria-label="Settlement quote">
+    ? `<section class="card" aria-label="Settle the plan"><form method="get" action="${esc(`${planHref(plan.id)}/settlement-quote`)}" class="stack" aria-label="Settlement quote">
 ${field({ label: 'Settle on', name: 'as_of', type: 'date', value: todayOf(visit), hint: 'What clears the plan that day, with any early-settlement discount; today or up to a year ahead.', attributes: `min="${todayOf(visit)}"` })}
 <div class="actions"><button type="submit" class="secondary">Settlement quote</button></div>
-</form>`
+</form></section>`
     : '';
   const writeOff =
     owner && open

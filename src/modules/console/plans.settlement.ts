@@ -45,7 +45,7 @@ export async function quotePage(reply: FastifyReply, visit: Visit, id: string, a
 <div class="figure"><div class="label">Discount</div><div class="value">${money(q.discount, cur)}</div></div>
 <div class="figure"><div class="label">Late fees included</div><div class="value">${money(q.feesIncluded, cur)}</div></div>
 </div>
-<p>Paid on ${day(q.asOf)}, valid until ${when(visit, q.validUntil)}. A payment of exactly ${money(q.amount, cur)} with this quote completes the plan${
+<p>For a payment on ${day(q.asOf)}: valid until ${when(visit, q.validUntil)}, the end of that day. A payment of exactly ${money(q.amount, cur)} with this quote completes the plan${
     q.discount > 0 ? ` and writes the discount of ${money(q.discount, cur)} off` : ''
   }.</p>`;
   const form = visit.can('record_payment')
