@@ -1,9 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import { localDate } from '../../lib/calendar.js';
+import type { LedgerEntry } from '../ledger/ledger.schemas.js';
 import type { ApiError } from './console.api.js';
 import { day, esc, formStart, money, notice, pager, status, table, when } from './console.html.js';
 import { sendPage } from './console.layout.js';
 import type { ConsoleForm, Visit } from './console.visit.js';
+import { DISPUTE_LABELS, type Dispute, disputesSection } from './plans.disputes-section.js';
+import { obligationsTable } from './plans.obligations-section.js';
 import {
   backTo,
   customerHref,
@@ -24,6 +27,7 @@ import {
 } from './plans.parts.js';
 import { PROMISE_LABELS, type PromiseToPay, promisesSection } from './plans.promises-section.js';
 import { methodLabel, ruleInWords, SCHEDULE_LABELS, scheduleFields } from './plans.schedule-form.js';
+import { settleSection, WRITE_OFF_LABELS, writeOffToReverse } from './plans.settle-section.js';
 
 /**
  * A plan's page: its figures and facts, its collection schedules with the buttons of the actions each allows, the
@@ -42,6 +46,14 @@ const MESSAGES: Readonly<Record<string, string>> = {
   synced: "The schedule was re-synced with the plan's balance.",
   promise_recorded: 'The promise to pay was recorded: reminders and automatic debits wait until its date.',
   promise_cancelled: 'The promise to pay was cancelled.',
+  dispute_opened:
+    'The dispute was opened: reminders, automatic debits and late fees wait until it is resolved.',
+  dispute_rejected: 'The dispute was rejected: chasing resumes.',
+  dispute_accepted: 'The dispute was accepted.',
+  written_off: 'The write-off was recorded.',
+  write_off_reversed: 'The write-off was reversed: its amount is owed again.',
+  fee_waived: 'The late fee was waived.',
+  settled: 'The settlement payment was recorded: the plan is settled.',
 };
 
 /** Which schedule actions each status allows (as the API does), in the order the buttons show. */
@@ -80,6 +92,12 @@ export interface PlanState {
   /** What was typed into the promise form, and its errors, when it was refused. */
   promiseValues?: ConsoleForm;
   promiseErrors?: Record<string, string>;
+  /** What was typed into the dispute form, and its errors, when it was refused. */
+  disputeValues?: ConsoleForm;
+  disputeErrors?: Record<string, string>;
+  /** What was typed into the write-off form, and its errors, when it was refused. */
+  writeOffValues?: ConsoleForm;
+  writeOffErrors?: Record<string, string>;
 }
 
 function scheduleCard(visit: Visit, plan: Plan, schedule: Schedule, index: number): string {
@@ -114,14 +132,25 @@ export async function planPage(reply: FastifyReply, visit: Visit, id: string, st
   const found = await visit.api.get<Plan>(`/tracks/${encodeURIComponent(id)}`);
   if (!found.ok) return recordRefused(reply, visit, found, { title: 'Plan', section: 'plans' }, notFoundPage);
   const plan = found.data;
-  const [schedules, obligations, overdue, payments, customer, promises] = await Promise.all([
-    visit.api.get<List<Schedule>>('/collection-schedules', { target_id: plan.id, limit: 100 }),
-    visit.api.get<List<Obligation>>('/obligations', { track_id: plan.id, limit: 100, cursor: state.cursor }),
-    visit.api.get<List<Obligation>>('/obligations', { track_id: plan.id, status: 'overdue', limit: 100 }),
-    visit.api.get<List<Payment>>(`/tracks/${encodeURIComponent(plan.id)}/payments`, { limit: 10 }),
-    namesOf(visit, 'customers', [plan.customerId]),
-    visit.api.get<List<PromiseToPay>>('/promises', { trackId: plan.id, limit: 20 }),
-  ]);
+  const [schedules, obligations, overdue, payments, customer, promises, disputes, ledger] = await Promise.all(
+    [
+      visit.api.get<List<Schedule>>('/collection-schedules', { target_id: plan.id, limit: 100 }),
+      visit.api.get<List<Obligation>>('/obligations', {
+        track_id: plan.id,
+        limit: 100,
+        cursor: state.cursor,
+      }),
+      visit.api.get<List<Obligation>>('/obligations', { track_id: plan.id, status: 'overdue', limit: 100 }),
+      visit.api.get<List<Payment>>(`/tracks/${encodeURIComponent(plan.id)}/payments`, { limit: 10 }),
+      namesOf(visit, 'customers', [plan.customerId]),
+      visit.api.get<List<PromiseToPay>>('/promises', { trackId: plan.id, limit: 20 }),
+      visit.api.get<List<Dispute>>('/disputes', { trackId: plan.id, limit: 20 }),
+      // Only owners and admins reverse a write-off: only they need to know whether the last money change is one.
+      visit.can('edit_records')
+        ? visit.api.get<List<LedgerEntry>>(`/tracks/${encodeURIComponent(plan.id)}/ledger`, { limit: 50 })
+        : undefined,
+    ],
+  );
   const cur = plan.currency;
   const overdueNow = overdue.ok ? overdue.data.items.reduce((sum, o) => sum + o.amount_due, 0) : 0;
   const figures = `<div class="grid figures">
@@ -161,18 +190,7 @@ ${scheduleFields(visit, state.scheduleValues ?? {}, state.scheduleErrors ?? {}, 
 </form></details>`
       : '';
   const obligationRows = obligations.ok ? obligations.data.items : [];
-  const obligationTable = table(
-    'Obligations, earliest due first',
-    [
-      { head: 'Due', cell: (o: Obligation) => oneLine(day(o.due_date)) },
-      { head: 'Status', cell: (o: Obligation) => status(o.status) },
-      { head: 'Amount', numeric: true, cell: (o: Obligation) => money(o.amount, o.currency) },
-      { head: 'Paid', numeric: true, cell: (o: Obligation) => money(o.amount_paid, o.currency) },
-      { head: 'Still due', numeric: true, cell: (o: Obligation) => money(o.amount_due, o.currency) },
-    ],
-    obligationRows,
-    'No obligations: add a collection schedule to spread the balance over due dates.',
-  );
+  const obligationTable = obligationsTable(visit, plan.id, obligationRows);
   const paymentRows = payments.ok ? payments.data.items : [];
   const paymentTable = table(
     'Latest payments',
@@ -194,19 +212,44 @@ ${scheduleFields(visit, state.scheduleValues ?? {}, state.scheduleErrors ?? {}, 
     ...(state.promiseValues ? { values: state.promiseValues } : {}),
     ...(state.promiseErrors ? { errors: state.promiseErrors } : {}),
   });
-  const problems = [schedules, obligations, payments, promises]
+  const disputeSection = disputesSection(
+    visit,
+    plan,
+    disputes.ok ? disputes.data.items : [],
+    obligationRows,
+    {
+      ...(state.disputeValues ? { values: state.disputeValues } : {}),
+      ...(state.disputeErrors ? { errors: state.disputeErrors } : {}),
+    },
+  );
+  const settle = settleSection(visit, plan, ledger?.ok ? writeOffToReverse(ledger.data.items) : undefined, {
+    ...(state.writeOffValues ? { values: state.writeOffValues } : {}),
+    ...(state.writeOffErrors ? { errors: state.writeOffErrors } : {}),
+  });
+  const problems = [schedules, obligations, payments, promises, disputes]
     .map((a) => (a.ok ? '' : problemWith(a.error, {})))
     .join('');
-  const body = `${state.lead ?? ''}${notice(state.done, MESSAGES)}${state.problem && !state.lead ? problemWith(state.problem, { ...SCHEDULE_LABELS, ...PROMISE_LABELS }) : ''}${problems}
+  const body = `${state.lead ?? ''}${notice(state.done, MESSAGES)}${
+    state.problem && !state.lead
+      ? problemWith(state.problem, {
+          ...SCHEDULE_LABELS,
+          ...PROMISE_LABELS,
+          ...DISPUTE_LABELS,
+          ...WRITE_OFF_LABELS,
+        })
+      : ''
+  }${problems}
 ${figures}
 ${facts}
 <h2>Collection schedules</h2>
 ${cards || '<p class="note">No collection schedule.</p>'}
 ${addForm}
 ${promiseSection}
+${disputeSection}
 <h2>Obligations</h2>
 ${obligationTable}
 ${obligations.ok ? pager(planHref(plan.id), {}, obligations.data.next_cursor) : ''}
+${settle}
 <h2>Payments</h2>
 ${paymentTable}`;
   return sendPage(reply, visit, { title: plan.title, section: 'plans', body }, state.status ?? 200);

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { sendPage } from './console.layout.js';
 import { type ConsoleForm, type Visit, visitIn } from './console.visit.js';
 import { planPage } from './plan.page.js';
+import { planCollectionsPages } from './plans.collections-pages.js';
 import { listPage } from './plans.list.js';
 import { createPlan, newPlanPage } from './plans.new.js';
 import { backTo, one, planHref } from './plans.parts.js';
@@ -90,4 +91,6 @@ export function plansPages(app: FastifyInstance, _ctx: AppContext) {
       return cancelPromise(reply, visit, id, promiseId, request.body ?? {});
     },
   );
+
+  planCollectionsPages(app);
 }

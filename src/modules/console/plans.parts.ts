@@ -63,6 +63,9 @@ export interface Schedule {
 
 export interface Obligation {
   id: string;
+  /** An instalment of the schedule, or a late fee charged on the instalment `fee_of`. */
+  kind: 'instalment' | 'fee';
+  fee_of: string | null;
   schedule_id: string;
   track_id: string | null;
   due_date: string;

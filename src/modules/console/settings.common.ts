@@ -177,7 +177,7 @@ export const ROLE_ABOUT: Record<Role, string> = {
   owner: 'everything, including owners and the workspace itself',
   admin: 'everything but owners: cannot invite, promote, demote or remove an owner',
   collector:
-    'records payments and promises to pay, sends reminders and adds notes; no keys, webhooks or settings',
+    'records payments, promises to pay and disputes, sends reminders and adds notes; no write-offs, waivers, keys, webhooks or settings',
   viewer: 'looks at everything but never changes anything, and never sees a secret',
 };
 

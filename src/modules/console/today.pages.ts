@@ -75,6 +75,15 @@ function moreLink(label: string, name: string, value: string | null, keep: Recor
   return `<p><a class="button secondary" href="/console/today?${esc(search.toString())}">${esc(label)}</a></p>`;
 }
 
+/** What of an account's overdue amount a promise to pay or a dispute holds back, in words; nothing when neither. */
+function heldBack(r: OverdueAccount) {
+  const parts = [
+    r.promised > 0 ? `<strong>${money(r.promised, r.currency)}</strong> promised` : '',
+    r.disputed > 0 ? `<strong>${money(r.disputed, r.currency)}</strong> disputed` : '',
+  ].filter(Boolean);
+  return parts.length ? `<p class="held">${parts.join(', ')}: reminders and debits wait.</p>` : '';
+}
+
 /**
  * One overdue account as a card a collector reads on a phone: who, how much and how late, the number to call or
  * message, the last reminder and what became of it, and what to do next.
@@ -88,6 +97,7 @@ function overdueItem(visit: Visit, r: OverdueAccount, reminder: ReminderSeen | n
 <p class="owed"><strong class="amount">${money(r.overdueAmount, r.currency)}</strong> overdue, <strong class="days">${r.daysOverdue} ${
     r.daysOverdue === 1 ? 'day' : 'days'
   }</strong></p>
+${heldBack(r)}
 ${about}
 ${r.phone ? `<p>${phoneLinks(r.phone, r.customerName ?? '')}</p>` : ''}
 ${r.trackId ? `<p class="last">Last reminder: ${reminderSummary(visit, reminder)}</p>` : ''}

@@ -54,7 +54,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /**
  * What a role refuses of the API when a person acts through the console (the person's calls carry every scope;
  * the role narrows them). Owners and admins may do all the API does; a collector reads customers, plans and
- * payments, records payments, sends reminders (and the link to a customer's page), records promises to pay and changes a customer's notes; a viewer only reads.
+ * payments, records payments, sends reminders (and the link to a customer's page), records promises to pay,
+ * opens disputes and changes a customer's notes; a viewer only reads.
  */
 export function apiRefusalFor(role: Role) {
   return ({ method, route, body }: { method: string; route: string; body: unknown }): string | null => {
@@ -68,8 +69,13 @@ export function apiRefusalFor(role: Role) {
     if (role === 'viewer') return 'A viewer can only look; ask an owner or admin to make changes.';
     if (method === 'POST' && (path === '/payments' || path === '/reminders' || path === '/reminders/send'))
       return null;
-    // Recording what a customer promised on the phone, and cancelling it, is part of chasing.
-    if (method === 'POST' && (path === '/promises' || path === '/promises/:id/cancel')) return null;
+    // Recording what a customer promised or disputed on the phone, and cancelling a promise, is part of chasing;
+    // resolving a dispute, writing off and waiving give money up and stay with owners and admins.
+    if (
+      method === 'POST' &&
+      (path === '/promises' || path === '/promises/:id/cancel' || path === '/disputes')
+    )
+      return null;
     // Sending a customer the link to their page is sending a message.
     if (method === 'POST' && path === '/customers/:id/portal-links' && isObject(body) && body.send)
       return null;
@@ -77,6 +83,6 @@ export function apiRefusalFor(role: Role) {
       const fields = Object.keys(body);
       if (fields.length > 0 && fields.every((field) => field === 'notes')) return null;
     }
-    return 'A collector records payments and promises to pay, sends reminders and adds notes; ask an owner or admin for this.';
+    return 'A collector records payments, promises to pay and disputes, sends reminders and adds notes; ask an owner or admin for this.';
   };
 }

@@ -79,6 +79,8 @@ export async function waiveObligation(
   id: string,
   input: FeeWaiver,
 ): Promise<Obligation> {
-  const waived = await inTransaction(ctx, (trx) => waiveFee(trx, tenant, id, input.reason));
-  return obligationToApi(waived, tenant.clock.now().toISOString());
+  // Mapped inside the transaction: what it returns is what an Idempotency-Key keeps as the response.
+  return inTransaction(ctx, async (trx) =>
+    obligationToApi(await waiveFee(trx, tenant, id, input.reason), tenant.clock.now().toISOString()),
+  );
 }
