@@ -175,4 +175,45 @@ describe('the collections workflow through its APIs', () => {
     assert.equal(naira.writtenOff, 50_000);
     assert.equal(naira.outstanding, 0);
   });
+
+  test('every new write answers the same to a replay of its Idempotency-Key, and does its work once', async () => {
+    const { api } = await newWorkspace(t, { timezone: 'Africa/Lagos' });
+    const { plan } = await fridge(api);
+    await advanceTo(api, '2028-01-10T12:00:00Z');
+    const fee = (await obligationsOf(api, plan.id)).find((o) => o.kind === 'fee')!;
+    let n = 0;
+    async function twice(path: string, body: Record<string, unknown>, status = 200) {
+      const key = { 'Idempotency-Key': `collections-${++n}` };
+      const first = await api.post(path, body, key);
+      assert.equal(first.status, status, `${path}: ${JSON.stringify(first.body)}`);
+      const again = await api.post(path, body, key);
+      assert.equal(again.status, status, `${path} replayed: ${JSON.stringify(again.body)}`);
+      assert.deepEqual(again.body.data, first.body.data, path);
+      return first.body.data as Row;
+    }
+    const promise = await twice('/promises', { trackId: plan.id, amount: 1_000, date: '2028-01-20' }, 201);
+    await twice(`/promises/${promise.id}/cancel`, {});
+    const dispute = await twice('/disputes', { trackId: plan.id, reason: 'other' }, 201);
+    await twice(`/disputes/${dispute.id}/resolve`, { outcome: 'rejected' });
+    await twice(`/obligations/${fee.id}/waive`, { reason: 'goodwill' });
+    await twice(`/tracks/${plan.id}/write-off`, { amount: 2_000, reason: 'promo' });
+    await twice(`/tracks/${plan.id}/write-off/reverse`, {});
+    const quote = await ok(await api.get(`/tracks/${plan.id}/settlement-quote`));
+    const paid = await twice(
+      '/payments',
+      { trackId: plan.id, amount: quote.amount, method: 'cash', settlementQuoteId: quote.id },
+      201,
+    );
+    assert.equal(paid.amount, 90_000);
+    const after = await ok(await api.get(`/tracks/${plan.id}`));
+    assert.deepEqual([after.status, after.balance], ['completed', 0]);
+    const ledger = (await ok(await api.get(`/tracks/${plan.id}/ledger?limit=100`))).items as Row[];
+    const count = (type: string) => ledger.filter((e) => e.type === type).length;
+    assert.deepEqual(
+      ['fee.charged', 'fee.waived', 'plan.written_off', 'plan.write_off_reversed', 'payment.recorded'].map(
+        count,
+      ),
+      [1, 1, 1, 1, 1],
+    );
+  });
 });

@@ -203,6 +203,16 @@ describe('POST /tracks/{id}/pay-links', () => {
     assert.equal(camel.expiresAt, '2028-04-19T12:00:00.000Z');
   });
 
+  test('a replay of its Idempotency-Key answers 201 with the same link, and makes none', async () => {
+    const { api } = await adeMotors();
+    const plan = await newTrack(api, { amount: 70_000 });
+    const key = { 'Idempotency-Key': 'pay-link-once' };
+    const first = await api.post(`/tracks/${plan.id}/pay-links`, {}, key);
+    const again = await api.post(`/tracks/${plan.id}/pay-links`, {}, key);
+    assert.deepEqual([first.status, again.status], [201, 201], JSON.stringify(again.body));
+    assert.deepEqual(again.body.data, first.body.data);
+  });
+
   test('every bad input is refused, named, and nothing is made', async () => {
     const { api, workspaceId, live: liveKey } = await adeMotors();
     const { plan } = await freezerPlan(api);

@@ -535,6 +535,17 @@ describe('Paystack through HTTP: webhooks out of order, unknown, forged', () => 
 });
 
 describe('Paystack through HTTP: refunds', () => {
+  test('a refund asked with an Idempotency-Key answers the same when replayed, and is asked of Paystack once', async () => {
+    const { api, attempt } = await firstDebit();
+    const key = { 'Idempotency-Key': 'refund-once' };
+    const body = { refund: true, reason: 'Returned' };
+    const asked = await api.post(`/payments/${attempt.payment_id}/reverse`, body, key);
+    const again = await api.post(`/payments/${attempt.payment_id}/reverse`, body, key);
+    assert.deepEqual([asked.status, again.status], [200, 200], JSON.stringify(again.body));
+    assert.equal(asked.body.data.refund.status, 'pending');
+    assert.deepEqual(again.body.data, asked.body.data);
+  });
+
   test('a refund Paystack fails leaves the payment recorded, refund failed with its reason; it may be asked again', async () => {
     const { api, setting, plan, attempt } = await firstDebit();
     assert.equal(attempt.status, 'succeeded');

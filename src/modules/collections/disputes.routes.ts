@@ -24,8 +24,9 @@ export const disputesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       },
     },
     async (request, reply) => {
-      const dispute = await service.createDispute(ctx, requireAuth(request), request.body);
+      // Before the change: an Idempotency-Key keeps the status the reply has when the change commits.
       reply.code(201);
+      const dispute = await service.createDispute(ctx, requireAuth(request), request.body);
       return ok(request, dispute);
     },
   );

@@ -24,8 +24,9 @@ export const promisesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       },
     },
     async (request, reply) => {
-      const promise = await service.createPromise(ctx, requireAuth(request), request.body);
+      // Before the change: an Idempotency-Key keeps the status the reply has when the change commits.
       reply.code(201);
+      const promise = await service.createPromise(ctx, requireAuth(request), request.body);
       return ok(request, promise);
     },
   );

@@ -57,7 +57,8 @@ export async function createPromise(
   checkDate(input.date, localDate(at, timeZone));
   const payer = auth.actor.type === 'payer' ? auth.actor.id : null;
   try {
-    const row = await inTransaction(ctx, async (trx) => {
+    // Mapped inside the transaction: what it returns is what an Idempotency-Key keeps as the response.
+    return await inTransaction(ctx, async (trx) => {
       const plan = await findTrack(trx, auth, input.trackId);
       if (!plan || (payer !== null && plan.customer_id !== payer)) {
         throw notFound('track', input.trackId, 'trackId');
@@ -100,10 +101,10 @@ export async function createPromise(
         updated_at: now,
       };
       await repo.insert(trx, promise);
-      await recordEvent(trx, auth, 'promise.created', toApi(promise));
-      return promise;
+      const created = toApi(promise);
+      await recordEvent(trx, auth, 'promise.created', created);
+      return created;
     });
-    return toApi(row);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     throw alreadyOpen(await repo.openOfTrack(ctx.db, auth, input.trackId));

@@ -54,8 +54,11 @@ export async function createPortalLink(
   }
   const now = tenant.clock.now().toISOString();
   if (!channel) {
-    const made = await inTransaction(ctx, (trx) => mintPortalLink(trx, tenant, customer.id, expiresAt));
-    return toApi(made.row, now, { url: made.url, reminderId: null });
+    // Mapped inside the transaction: what it returns is what an Idempotency-Key keeps as the response.
+    return inTransaction(ctx, async (trx) => {
+      const made = await mintPortalLink(trx, tenant, customer.id, expiresAt);
+      return toApi(made.row, now, { url: made.url, reminderId: null });
+    });
   }
   const business = await businessCard(ctx.db, tenant.workspaceId);
   const until = dayInWords(localDate(expiresAt, business.timeZone));

@@ -25,13 +25,14 @@ export const payLinksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       },
     },
     async (request, reply) => {
+      // Before the change: an Idempotency-Key keeps the status the reply has when the change commits.
+      reply.code(201);
       const link = await service.createPayLink(
         ctx,
         requireAuth(request),
         request.params.id,
         request.body ?? {},
       );
-      reply.code(201);
       return ok(request, link);
     },
   );

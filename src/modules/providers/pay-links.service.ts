@@ -69,7 +69,8 @@ export async function createPayLink(
   const now = at.toISOString();
   const expiresAt = expiryOf(input, at);
   const token = randomBytes(24).toString('base64url');
-  const row = await inTransaction(ctx, async (trx) => {
+  // Mapped inside the transaction: what it returns is what an Idempotency-Key keeps as the response.
+  return inTransaction(ctx, async (trx) => {
     const plan = await findTrack(trx, tenant, trackId);
     if (!plan) throw notFound('track', trackId);
     if (plan.status !== 'active' || plan.balance === 0) {
@@ -113,9 +114,8 @@ export async function createPayLink(
     };
     await repo.insert(trx, link);
     await recordEvent(trx, tenant, 'pay_link.created', toApi(link, now));
-    return link;
+    return toApi(link, now, `${ctx.config.publicUrl}/pay/${token}`);
   });
-  return toApi(row, now, `${ctx.config.publicUrl}/pay/${token}`);
 }
 
 export async function getPayLink(ctx: AppContext, tenant: Tenant, id: string): Promise<PayLink> {
