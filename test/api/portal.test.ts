@@ -81,6 +81,16 @@ describe('customer page links', () => {
     assert.ok(listed.body.data.items[0].lastOpenedAt);
   });
 
+  test('a replay of its Idempotency-Key answers 201 with the same link, and makes none', async () => {
+    const { api } = await newWorkspace(t);
+    const { customer } = await customerWithPlan(api);
+    const key = { 'Idempotency-Key': 'portal-link-once' };
+    const first = await api.post(`/customers/${customer.id}/portal-links`, {}, key);
+    const again = await api.post(`/customers/${customer.id}/portal-links`, {}, key);
+    assert.deepEqual([first.status, again.status], [201, 201], JSON.stringify(again.body));
+    assert.deepEqual(again.body.data, first.body.data);
+  });
+
   test('bad requests are named and make nothing', async () => {
     const { api } = await newWorkspace(t);
     const customer = await newCustomer(api, { name: 'Ngozi Ike' });
