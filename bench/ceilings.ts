@@ -67,6 +67,24 @@ function paymentStatements(
 /** The bench workspace's rows a payment needs (it, its customers and plans), copied into a fresh copy of the schema. */
 const COPIED_TABLES = ['workspaces', 'customers', 'tracks'] as const;
 
+/**
+ * What the four statements run on: `schema`, a copy of paytrack's own schema (its indexes, markers, wide rows and
+ * foreign keys: a diagnostic of what the schema costs); `lean`, the physical ceiling: each table only the columns
+ * the statements write and its primary key, no other index, no foreign key.
+ */
+export type CeilingShape = 'lean' | 'schema';
+
+/** The lean tables, in a dialect's types (`instant`, `money`), and the plan columns copied into them. */
+function leanTables(instant: string, money: string): string[] {
+  return [
+    `create table tracks (id text primary key, workspace_id text not null, mode text not null, amount_paid ${money} not null, balance ${money} not null, status text not null, updated_at ${instant} not null)`,
+    `create table payments (id text primary key, workspace_id text not null, mode text not null, track_id text, customer_id text, amount ${money} not null, currency text not null, method text not null, status text not null, paid_at ${instant} not null, source text not null, metadata text not null, created_at ${instant} not null, allocations text not null)`,
+    `create table ledger_entries (id text primary key, workspace_id text not null, mode text not null, type text not null, track_id text, customer_id text, amount ${money} not null, balance_after ${money}, currency text not null, occurred_at ${instant} not null, refs text not null, created_at ${instant} not null)`,
+    `create table events (id text primary key, workspace_id text not null, mode text not null, type text not null, data text not null, created_at ${instant} not null)`,
+  ];
+}
+const LEAN_TRACK_COLUMNS = 'id, workspace_id, mode, amount_paid, balance, status, updated_at';
+
 function scriptDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'paytrack-ceiling-'));
 }
@@ -80,6 +98,7 @@ export async function pgbenchCeiling(
   workspaceId: string,
   plans: CeilingPlan[],
   options: LoadOptions,
+  shape: CeilingShape,
 ): Promise<LoadResult> {
   const scratch = openDatabase({ dataDir: os.tmpdir(), databaseUrl, poolSize: 1 });
   try {
@@ -90,8 +109,13 @@ export async function pgbenchCeiling(
   }
   const inSchema = openDatabase({ dataDir: os.tmpdir(), databaseUrl, schema: SCHEMA, poolSize: 1 });
   try {
-    await migrateToLatest(inSchema.db, 'postgres');
-    for (const table of COPIED_TABLES) {
+    if (shape === 'lean') {
+      for (const ddl of leanTables('timestamptz', 'bigint')) await sql.raw(ddl).execute(inSchema.db);
+      await sql`insert into ${sql.id(SCHEMA, 'tracks')} select ${sql.raw(LEAN_TRACK_COLUMNS)} from ${sql.id('public', 'tracks')} where workspace_id = ${workspaceId}`.execute(
+        inSchema.db,
+      );
+    } else await migrateToLatest(inSchema.db, 'postgres');
+    for (const table of shape === 'lean' ? [] : COPIED_TABLES) {
       const key = table === 'workspaces' ? 'id' : 'workspace_id';
       await sql`insert into ${sql.id(SCHEMA, table)} select * from ${sql.id('public', table)} where ${sql.ref(key)} = ${workspaceId}`.execute(
         inSchema.db,
@@ -168,19 +192,28 @@ export async function sqliteLoopCeiling(
   workspaceId: string,
   plans: CeilingPlan[],
   options: LoadOptions,
+  shape: CeilingShape,
 ): Promise<LoadResult> {
   const dir = scriptDir();
   try {
-    const migrated = openDatabase({ dataDir: dir, databaseUrl: undefined });
-    await migrateToLatest(migrated.db, 'sqlite');
-    await migrated.close();
+    if (shape === 'schema') {
+      const migrated = openDatabase({ dataDir: dir, databaseUrl: undefined });
+      await migrateToLatest(migrated.db, 'sqlite');
+      await migrated.close();
+    }
     const db = new BetterSqlite3(sqlitePath(dir));
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       db.prepare('attach database ? as bench').run(sqlitePath(dataDir));
-      for (const table of COPIED_TABLES) {
+      if (shape === 'lean') {
+        for (const ddl of leanTables('text', 'integer')) db.exec(ddl);
+        db.prepare(
+          `insert into main.tracks select ${LEAN_TRACK_COLUMNS} from bench.tracks where workspace_id = ?`,
+        ).run(workspaceId);
+      }
+      for (const table of shape === 'lean' ? [] : COPIED_TABLES) {
         const key = table === 'workspaces' ? 'id' : 'workspace_id';
         db.prepare(`insert into main.${table} select * from bench.${table} where ${key} = ?`).run(
           workspaceId,
