@@ -9,6 +9,9 @@ import { recordPayment } from '../src/modules/payments/payments.service.js';
 export interface LoadResult {
   perSecond: number;
   p99Ms: number;
+  /** Open-loop runs report these too. */
+  p50Ms?: number;
+  p999Ms?: number;
   /** Responses other than 2xx, plus connection errors and timeouts. */
   failures: number;
   failureDetail: string;
@@ -17,6 +20,11 @@ export interface LoadResult {
 export interface LoadOptions {
   connections: number;
   seconds: number;
+  /**
+   * Open loop: requests go out at this steady rate whatever the answers' pace, and a late one's wait counts in
+   * its latency (autocannon corrects for coordinated omission). Unset: each connection sends as fast as answered.
+   */
+  rate?: number;
 }
 
 /** Rotates through the plans, so concurrent requests hit different plans as they would in use. */
@@ -48,6 +56,7 @@ export async function httpLoad(
     connections: options.connections,
     duration: options.seconds,
     timeout: 10,
+    ...(options.rate === undefined ? {} : { overallRate: options.rate }),
     warmup: { connections: options.connections, duration: 1 },
     headers: {
       authorization: `Bearer ${request.key}`,
@@ -70,6 +79,8 @@ export async function httpLoad(
   return {
     perSecond: result.requests.average,
     p99Ms: result.latency.p99,
+    p50Ms: result.latency.p50,
+    p999Ms: result.latency.p99_9,
     failures: result.non2xx + result.errors + result.timeouts,
     failureDetail: statuses.join(', '),
   };
