@@ -91,7 +91,7 @@ function scriptDir(): string {
 
 /**
  * pgbench, `connections` clients, one script per plan (pgbench picks one at random for each transaction), on
- * a schema migrated like paytrack's own with the bench workspace's plans copied in.
+ * the lean tables or a schema migrated like paytrack's own (`shape`), with the bench workspace's plans copied in.
  */
 export async function pgbenchCeiling(
   databaseUrl: string,
@@ -185,7 +185,8 @@ export async function pgbenchCeiling(
 
 /**
  * The same transaction in a better-sqlite3 loop: WAL, synchronous=FULL, statements prepared once, one durable
- * commit per payment, on a fresh file migrated like paytrack's with the bench workspace's plans copied in.
+ * commit per payment, on a fresh file of the lean tables or migrated like paytrack's (`shape`), with the bench
+ * workspace's plans copied in.
  */
 export async function sqliteLoopCeiling(
   dataDir: string,
