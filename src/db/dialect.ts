@@ -1,6 +1,7 @@
 import {
   CompiledQuery,
   type DatabaseConnection,
+  PostgresAdapter,
   type SelectQueryBuilder,
   SqliteDialect,
   type SqliteDialectConfig,
@@ -24,6 +25,11 @@ export function columnTypes(dialect: DialectName): ColumnTypes {
   return dialect === 'postgres'
     ? { id: 'text collate "C"', instant: 'timestamptz', money: 'bigint' }
     : { id: 'text', instant: 'text', money: 'integer' };
+}
+
+/** Which database a handle or transaction talks to, for the few statements written once for each. */
+export function dialectOf(db: { getExecutor(): { readonly adapter: unknown } }): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 /** Row lock on PostgreSQL; SQLite's write transactions already lock the whole database. */

@@ -1,13 +1,15 @@
-import { sql } from 'kysely';
-import type { DbOrTrx } from '../db/schema.js';
+import { type QueryCreator, sql } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
+import type { Database, DbOrTrx } from '../db/schema.js';
 import { inTenant } from '../db/scoping.js';
 import type { Tenant } from '../lib/tenant.js';
-import { appendEntry } from '../modules/ledger/ledger.service.js';
+import { appendEntry, entryRow } from '../modules/ledger/ledger.service.js';
 import type { LedgerEntryType } from '../modules/ledger/ledger.table.js';
 import { toApi } from '../modules/tracks/tracks.mapper.js';
 import type { Track } from '../modules/tracks/tracks.schemas.js';
 import type { TrackStatus, TracksTable } from '../modules/tracks/tracks.table.js';
-import { recordEvent } from '../outbox/outbox.js';
+import type { EventsTable } from '../outbox/events.table.js';
+import { eventRow, recordEvents } from '../outbox/outbox.js';
 
 export interface BalanceChange {
   trackId: string;
@@ -42,25 +44,43 @@ export async function applyBalanceChange(
   trx: DbOrTrx,
   tenant: Tenant,
   change: BalanceChange,
+  /** Given, the change's events are left here for the caller to write in a later statement of its own. */
+  deferredEvents?: EventsTable[],
 ): Promise<BalanceOutcome> {
   const net = change.amountDelta - change.paidDelta;
   const now = tenant.clock.now().toISOString();
-  const track = await trx
-    .updateTable('tracks')
-    .set({
-      amount: sql`amount + ${change.amountDelta}`,
-      amount_paid: sql`amount_paid + ${change.paidDelta}`,
-      balance: sql`balance + ${net}`,
-      status: sql`case when status = 'archived' then 'archived' when balance + ${net} = 0 then 'completed' else 'active' end`,
-      updated_at: now,
-    })
-    .where('id', '=', change.trackId)
-    .where(inTenant(tenant))
-    .where('status', 'in', change.from)
-    .where(sql<boolean>`balance + ${net} >= 0`)
-    .where(sql<boolean>`amount_paid + ${change.paidDelta} >= 0`)
-    .returningAll()
-    .executeTakeFirst();
+  const move = (creator: QueryCreator<Database>) =>
+    creator
+      .updateTable('tracks')
+      .set({
+        amount: sql`amount + ${change.amountDelta}`,
+        amount_paid: sql`amount_paid + ${change.paidDelta}`,
+        balance: sql`balance + ${net}`,
+        status: sql`case when status = 'archived' then 'archived' when balance + ${net} = 0 then 'completed' else 'active' end`,
+        updated_at: now,
+      })
+      .where('id', '=', change.trackId)
+      .where(inTenant(tenant))
+      .where('status', 'in', change.from)
+      .where(sql<boolean>`balance + ${net} >= 0`)
+      .where(sql<boolean>`amount_paid + ${change.paidDelta} >= 0`)
+      .returningAll();
+  const entry = {
+    type: change.entry.type,
+    amount: net,
+    ...(change.entry.occurredAt ? { occurredAt: change.entry.occurredAt } : {}),
+    refs: change.entry.refs,
+  };
+  const postgres = dialectOf(trx) === 'postgres';
+  // PostgreSQL: the ledger entry is written by the same statement, from the row the update returns.
+  const track = postgres
+    ? await trx
+        .with('moved', move)
+        .with('entry', (creator) => entryOfMovedTrack(creator, tenant, entry))
+        .selectFrom('moved')
+        .selectAll()
+        .executeTakeFirst()
+    : await move(trx).executeTakeFirst();
   if (!track) {
     const current = await trx
       .selectFrom('tracks')
@@ -73,29 +93,82 @@ export async function applyBalanceChange(
     return { ok: false, reason: 'out_of_range', track: current };
   }
 
-  await appendEntry(trx, tenant, {
-    type: change.entry.type,
-    trackId: track.id,
-    customerId: track.customer_id,
-    amount: net,
-    balanceAfter: track.balance,
-    currency: track.currency,
-    ...(change.entry.occurredAt ? { occurredAt: change.entry.occurredAt } : {}),
-    refs: change.entry.refs,
-  });
+  if (!postgres) {
+    await appendEntry(trx, tenant, {
+      ...entry,
+      trackId: track.id,
+      customerId: track.customer_id,
+      balanceAfter: track.balance,
+      currency: track.currency,
+    });
+  }
   if (net !== 0) {
     const balanceBefore = track.balance - net;
     const statusBefore: TrackStatus =
       track.status === 'archived' ? 'archived' : balanceBefore === 0 ? 'completed' : 'active';
     const api = toApi(track);
-    await recordEvent(trx, tenant, 'track.updated', api, {
-      ...change.alsoChanged,
-      ...(change.amountDelta !== 0 ? { amount: track.amount - change.amountDelta } : {}),
-      ...(change.paidDelta !== 0 ? { amountPaid: track.amount_paid - change.paidDelta } : {}),
-      balance: balanceBefore,
-      ...(statusBefore !== track.status ? { status: statusBefore } : {}),
-    });
-    if (track.status === 'completed') await recordEvent(trx, tenant, 'track.completed', api);
+    const events = [
+      eventRow(tenant, 'track.updated', api, {
+        ...change.alsoChanged,
+        ...(change.amountDelta !== 0 ? { amount: track.amount - change.amountDelta } : {}),
+        ...(change.paidDelta !== 0 ? { amountPaid: track.amount_paid - change.paidDelta } : {}),
+        balance: balanceBefore,
+        ...(statusBefore !== track.status ? { status: statusBefore } : {}),
+      }),
+      ...(track.status === 'completed' ? [eventRow(tenant, 'track.completed', api)] : []),
+    ];
+    if (deferredEvents) deferredEvents.push(...events);
+    else await recordEvents(trx, events);
   }
   return { ok: true, track };
+}
+
+/** The ledger entry of the plan row a CTE named `moved` returns, for the statement that moved its balance. */
+function entryOfMovedTrack(
+  creator: QueryCreator<Database>,
+  tenant: Tenant,
+  entry: { type: LedgerEntryType; amount: number; occurredAt?: string; refs: Record<string, string> },
+) {
+  const row = entryRow(tenant, {
+    ...entry,
+    trackId: null,
+    customerId: null,
+    balanceAfter: null,
+    currency: '',
+  });
+  return creator
+    .insertInto('ledger_entries')
+    .columns([
+      'id',
+      'workspace_id',
+      'mode',
+      'type',
+      'track_id',
+      'customer_id',
+      'amount',
+      'balance_after',
+      'currency',
+      'occurred_at',
+      'refs',
+      'created_at',
+    ])
+    .expression(
+      creator
+        .selectFrom('moved' as 'tracks')
+        .select([
+          sql<string>`${row.id}::text`.as('id'),
+          'workspace_id',
+          'mode',
+          sql<string>`${row.type}::text`.as('type'),
+          'id as track_id',
+          'customer_id',
+          sql<number>`${row.amount}::bigint`.as('amount'),
+          'balance as balance_after',
+          'currency',
+          sql<string>`${row.occurred_at}::timestamptz`.as('occurred_at'),
+          sql<string>`${row.refs}::text`.as('refs'),
+          sql<string>`${row.created_at}::timestamptz`.as('created_at'),
+        ]),
+    )
+    .returning('id');
 }

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { dialectOf } from '../db/dialect.js';
 import type { Trx } from '../db/schema.js';
 import { AppError, invalidState, notFound } from '../lib/app-error.js';
 import { newId } from '../lib/ids.js';
+import { newReceiptCode } from '../lib/receipt-codes.js';
 import type { Tenant } from '../lib/tenant.js';
 import { appendEntry } from '../modules/ledger/ledger.service.js';
 import { toApi } from '../modules/payments/payments.mapper.js';
@@ -13,7 +16,8 @@ import type {
 } from '../modules/payments/payments.table.js';
 import type { ObligationsTable } from '../modules/schedules/schedules.table.js';
 import type { TracksTable } from '../modules/tracks/tracks.table.js';
-import { recordEvent } from '../outbox/outbox.js';
+import type { EventsTable } from '../outbox/events.table.js';
+import { eventRow, recordEvent } from '../outbox/outbox.js';
 import { allocatePayment, allocateToSchedule } from './allocation.js';
 import { applyBalanceChange, type BalanceOutcome } from './balance.js';
 import { issueReceipt, type PaymentFacts, paymentRow } from './payment-rows.js';
@@ -60,21 +64,28 @@ export async function placeOnPlan(
     entryType: 'payment.recorded' | 'payment.applied';
     occurredAt?: string;
     obligationId?: string | null;
+    /** Given, the balance change's events are left here for the caller's last statement (`applyBalanceChange`). */
+    deferredEvents?: EventsTable[];
   },
 ): Promise<
   { ok: true; track: TracksTable; allocations: PaymentAllocation[] } | { ok: false; refusal: AppError }
 > {
-  const outcome = await applyBalanceChange(trx, tenant, {
-    trackId: place.trackId,
-    amountDelta: 0,
-    paidDelta: place.amount,
-    from: ['active'],
-    entry: {
-      type: place.entryType,
-      ...(place.occurredAt ? { occurredAt: place.occurredAt } : {}),
-      refs: { paymentId: place.paymentId },
+  const outcome = await applyBalanceChange(
+    trx,
+    tenant,
+    {
+      trackId: place.trackId,
+      amountDelta: 0,
+      paidDelta: place.amount,
+      from: ['active'],
+      entry: {
+        type: place.entryType,
+        ...(place.occurredAt ? { occurredAt: place.occurredAt } : {}),
+        refs: { paymentId: place.paymentId },
+      },
     },
-  });
+    place.deferredEvents,
+  );
   if (!outcome.ok) return { ok: false, refusal: refusalOf(outcome, place.trackId, place.amount) };
   const allocations = await allocatePayment(
     trx,
@@ -102,7 +113,11 @@ export async function applyPayment(
   if (badReference) return { ok: false, refusal: badReference };
   const at = tenant.clock.now();
   const id = input.id ?? newId('payment', at);
+  // PostgreSQL: a fresh payment's last statement also writes the plan's events (`insertWithReceiptNumber`).
+  const oneStatement = as === 'recorded' && dialectOf(trx) === 'postgres';
+  const deferredEvents: EventsTable[] = [];
   const placed = await placeOnPlan(trx, tenant, {
+    ...(oneStatement ? { deferredEvents } : {}),
     paymentId: id,
     trackId: input.trackId,
     amount: input.amount,
@@ -112,26 +127,38 @@ export async function applyPayment(
   });
   if (!placed.ok) return placed;
   const { track, allocations } = placed;
-  const row = paymentRow(
-    tenant,
-    id,
-    at,
-    { ...input, currency: track.currency },
-    {
-      trackId: track.id,
-      customerId: track.customer_id,
-      allocations,
-      unappliedReason: null,
-      receipt: as === 'recorded' ? await issueReceipt(trx, tenant) : null,
-      balanceAfter: track.balance,
-    },
-  );
+  const facts = { ...input, currency: track.currency };
+  const placement = {
+    trackId: track.id,
+    customerId: track.customer_id,
+    allocations,
+    unappliedReason: null,
+    balanceAfter: track.balance,
+  };
+  const type = as === 'recorded' ? 'payment.recorded' : 'payment.applied';
+  if (oneStatement) {
+    const row = paymentRow(tenant, id, at, facts, {
+      ...placement,
+      receipt: { number: 0, code: newReceiptCode() },
+    });
+    const numberToken = randomUUID();
+    const withToken = toApi(row);
+    if (withToken.receipt) withToken.receipt.number = numberToken;
+    const event = eventRow(tenant, type, { ...withToken, balanceAfter: track.balance });
+    row.receipt_number = await repo.insertWithReceiptNumber(
+      trx,
+      tenant,
+      row,
+      [...deferredEvents, event],
+      numberToken,
+    );
+    return { ok: true, payment: toApi(row), track };
+  }
+  const receipt = as === 'recorded' ? await issueReceipt(trx, tenant) : null;
+  const row = paymentRow(tenant, id, at, facts, { ...placement, receipt });
   await repo.insert(trx, row);
   const payment = toApi(row);
-  await recordEvent(trx, tenant, as === 'recorded' ? 'payment.recorded' : 'payment.applied', {
-    ...payment,
-    balanceAfter: track.balance,
-  });
+  await recordEvent(trx, tenant, type, { ...payment, balanceAfter: track.balance });
   return { ok: true, payment, track };
 }
 

@@ -1,4 +1,5 @@
-import type { DbOrTrx } from '../db/schema.js';
+import type { Expression, QueryCreator } from 'kysely';
+import type { Database, DbOrTrx } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import type { Tenant } from '../lib/tenant.js';
 import type { EventCatalog, EventType } from './catalog.js';
@@ -46,8 +47,25 @@ export async function recordEvent<T extends EventType>(
   object: EventCatalog[T],
   previousAttributes?: Partial<EventCatalog[T]> | null,
 ): Promise<EventsTable> {
+  const row = eventRow(tenant, type, object, previousAttributes);
+  await trx.insertInto('events').values(row).execute();
+  return row;
+}
+
+/** Writes event rows made by `eventRow`, in one statement. */
+export async function recordEvents(trx: DbOrTrx, rows: readonly EventsTable[]): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('events').values(rows).execute();
+}
+
+/** An event's row, at the tenant's time, for `recordEvent` or for `eventsInsert` in a statement of its caller. */
+export function eventRow<T extends EventType>(
+  tenant: Tenant,
+  type: T,
+  object: EventCatalog[T],
+  previousAttributes?: Partial<EventCatalog[T]> | null,
+): EventsTable {
   const now = tenant.clock.now();
-  const row: EventsTable = {
+  return {
     id: newId('event', now),
     workspace_id: tenant.workspaceId,
     mode: tenant.mode,
@@ -57,8 +75,17 @@ export async function recordEvent<T extends EventType>(
     created_at: now.toISOString(),
     dispatched_at: null,
   };
-  await trx.insertInto('events').values(row).execute();
-  return row;
+}
+
+/**
+ * The insert of event rows as part of a caller's larger statement (a data-modifying CTE on PostgreSQL: the
+ * payment's one statement); a row's `data` may be an expression of that statement.
+ */
+export function eventsInsert(
+  creator: QueryCreator<Database>,
+  rows: readonly (Omit<EventsTable, 'data'> & { data: string | Expression<string> })[],
+) {
+  return creator.insertInto('events').values(rows);
 }
 
 export function findEvent(db: DbOrTrx, id: string) {

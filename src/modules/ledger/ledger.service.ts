@@ -43,7 +43,8 @@ export async function appendEntries(
 
 const INSERT_CHUNK = 200;
 
-function entryRow(tenant: Tenant, entry: NewLedgerEntry): LedgerEntriesTable {
+/** An entry's row at the tenant's time (the money core writes it in the statement that moves a balance). */
+export function entryRow(tenant: Tenant, entry: NewLedgerEntry): LedgerEntriesTable {
   const at = tenant.clock.now();
   const now = at.toISOString();
   return {
