@@ -64,6 +64,32 @@ function paymentStatements(
   ];
 }
 
+/** The tables the payment's statements write, whose indexes the index-cost step drops one at a time. */
+export const PAYMENT_TABLES = ['tracks', 'payments', 'ledger_entries', 'events'] as const;
+
+/** The secondary indexes of the payment's tables in paytrack's schema on the bench's database (primary keys left out). */
+export async function paymentIndexes(env: { DATA_DIR: string; DATABASE_URL?: string }): Promise<string[]> {
+  const handle = openDatabase({ dataDir: env.DATA_DIR, databaseUrl: env.DATABASE_URL, poolSize: 1 });
+  try {
+    const tables = sql.join(PAYMENT_TABLES.map((table) => sql.lit(table)));
+    const rows =
+      handle.dialect === 'postgres'
+        ? await sql<{
+            name: string;
+          }>`select indexname as name from pg_indexes where schemaname = 'public' and tablename in (${tables}) and indexname not in (select conname from pg_constraint where contype = 'p') order by tablename, indexname`.execute(
+            handle.db,
+          )
+        : await sql<{
+            name: string;
+          }>`select name from sqlite_master where type = 'index' and sql is not null and tbl_name in (${tables}) order by tbl_name, name`.execute(
+            handle.db,
+          );
+    return rows.rows.map((row) => row.name);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The bench workspace's rows a payment needs (it, its customers and plans), copied into a fresh copy of the schema. */
 const COPIED_TABLES = ['workspaces', 'customers', 'tracks'] as const;
 
@@ -99,6 +125,7 @@ export async function pgbenchCeiling(
   plans: CeilingPlan[],
   options: LoadOptions,
   shape: CeilingShape,
+  without: string | null = null,
 ): Promise<LoadResult> {
   const scratch = openDatabase({ dataDir: os.tmpdir(), databaseUrl, poolSize: 1 });
   try {
@@ -115,6 +142,7 @@ export async function pgbenchCeiling(
         inSchema.db,
       );
     } else await migrateToLatest(inSchema.db, 'postgres');
+    if (without) await sql`drop index ${sql.id(SCHEMA, without)}`.execute(inSchema.db);
     for (const table of shape === 'lean' ? [] : COPIED_TABLES) {
       const key = table === 'workspaces' ? 'id' : 'workspace_id';
       await sql`insert into ${sql.id(SCHEMA, table)} select * from ${sql.id('public', table)} where ${sql.ref(key)} = ${workspaceId}`.execute(
@@ -194,6 +222,7 @@ export async function sqliteLoopCeiling(
   plans: CeilingPlan[],
   options: LoadOptions,
   shape: CeilingShape,
+  without: string | null = null,
 ): Promise<LoadResult> {
   const dir = scriptDir();
   try {
@@ -208,6 +237,7 @@ export async function sqliteLoopCeiling(
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       db.prepare('attach database ? as bench').run(sqlitePath(dataDir));
+      if (without) db.exec(`drop index "${without}"`);
       if (shape === 'lean') {
         for (const ddl of leanTables('text', 'integer')) db.exec(ddl);
         db.prepare(

@@ -10,6 +10,7 @@
  * them; pages not built yet are listed, not failed). Then the statement step: a customer statement PDF of 500 lines
  * and one of 5,000, the server's peak RSS and heap while each streams (flat: the long one's peak near the short one's).
  * Env: BENCH_SECONDS (10), BENCH_DATABASES (postgres,sqlite), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/),
+ * BENCH_INDEX_COSTS=true (the schema copy without each index of the payment tables in turn: what each costs),
  * BENCH_ONLY (reports, console, statement, or a list such as reports,console: only those steps, on a server of their
  * own, without the request path's runs), BENCH_REPORTS=false, BENCH_CONSOLE=false and BENCH_STATEMENT=false (leave a
  * step out), BENCH_REPORTS_PLANS (100000: a smaller book for a quick look; the goals are for the full size).
@@ -25,6 +26,7 @@ import {
   bareRouteCeiling,
   type CeilingPlan,
   type CeilingShape,
+  paymentIndexes,
   pgbenchCeiling,
   sqliteLoopCeiling,
 } from './ceilings.js';
@@ -60,6 +62,11 @@ const PAYMENT_GOAL = { postgres: 0.6, sqlite: 1.0 } as const;
 const PAYMENT_P99_GOAL_MS = 25;
 /** The open-loop rate whose p99 has the goal above (issue 29); a run at half the lean ceiling is shown beside it. */
 const STEADY_RATE = 250;
+
+interface IndexCost {
+  index: string;
+  perSecond: number;
+}
 
 interface SteadyRun {
   rate: number;
@@ -113,6 +120,7 @@ function onlySteps(): Set<Step> | null {
 const only = onlySteps();
 const withReports = only ? only.has('reports') : process.env.BENCH_REPORTS !== 'false';
 const withConsole = only ? only.has('console') : process.env.BENCH_CONSOLE !== 'false';
+const withIndexCosts = process.env.BENCH_INDEX_COSTS === 'true';
 const withStatement = only ? only.has('statement') : process.env.BENCH_STATEMENT !== 'false';
 const kinds = databaseKinds();
 const cpuProfile = process.argv.includes('--cpu-prof');
@@ -157,6 +165,8 @@ interface Row {
   paymentCeiling: LoadResult;
   /** The same statements on a copy of paytrack's schema: what the schema alone costs, beside it. */
   schemaCeiling: LoadResult;
+  /** BENCH_INDEX_COSTS=true: the schema copy's rate without each of the payment tables' indexes in turn. */
+  indexCosts: IndexCost[];
   /** POST /payments at a steady 250/s and at half the lean ceiling: latency when nothing queues. */
   steady: SteadyRun[];
   readCeiling: LoadResult;
@@ -265,6 +275,31 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
     const paymentCeiling = await ceiling('lean');
     log(`${kind}: the same transaction on a copy of paytrack's schema, ${seconds} s`);
     const schemaCeiling = await ceiling('schema');
+    const indexCosts: IndexCost[] = [];
+    if (withIndexCosts) {
+      for (const index of await paymentIndexes(database.env)) {
+        log(`${kind}: the same transaction on the schema copy without ${index}, ${seconds} s`);
+        const result =
+          kind === 'postgres'
+            ? await pgbenchCeiling(
+                database.env.DATABASE_URL as string,
+                workspaceId,
+                ceilingPlans,
+                load,
+                'schema',
+                index,
+              )
+            : await sqliteLoopCeiling(
+                database.env.DATA_DIR,
+                workspaceId,
+                ceilingPlans,
+                load,
+                'schema',
+                index,
+              );
+        indexCosts.push({ index, perSecond: result.perSecond });
+      }
+    }
     log(`${kind}: a bare Fastify route with the same body as GET /tracks/{id}, ${CONNECTIONS} connections`);
     const body = await (
       await fetch(`${server.baseUrl}/api/v1/tracks/${trackIds[0]}`, {
@@ -328,6 +363,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<Row> {
       reads,
       paymentCeiling,
       schemaCeiling,
+      indexCosts,
       steady,
       readCeiling,
       direct,
@@ -596,6 +632,25 @@ if (rows.some((row) => row.steady.length > 0)) {
   );
 }
 for (const row of rows) console.log(`${row.kind} balance check: ${row.check.text}`);
+for (const row of rows.filter((r) => r.indexCosts.length > 0)) {
+  const base = row.schemaCeiling.perSecond;
+  console.log(
+    formatTable(
+      [`${row.kind}: schema copy without`, 'tx/s', 'gain over the whole schema copy'],
+      row.indexCosts
+        .map(({ index, perSecond }) => ({ index, perSecond, gain: perSecond / base - 1 }))
+        .sort((a, b) => b.gain - a.gain)
+        .map(({ index, perSecond, gain }) => [
+          index,
+          `${whole(perSecond)}/s`,
+          `${(100 * gain).toFixed(1)} %`,
+        ]),
+    ),
+  );
+  console.log(
+    `Index costs (${row.kind}): the payment's transaction on the schema copy (${whole(base)}/s) with one index dropped at a time; what a payment would gain without it. Runs of one pass each: differences under about 5 % are noise.`,
+  );
+}
 console.log(
   formatTable(
     [

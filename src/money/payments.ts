@@ -17,7 +17,7 @@ import type {
 import type { ObligationsTable } from '../modules/schedules/schedules.table.js';
 import type { TracksTable } from '../modules/tracks/tracks.table.js';
 import type { EventsTable } from '../outbox/events.table.js';
-import { eventRow, recordEvent } from '../outbox/outbox.js';
+import { eventRow, recordEvent, recordEvents } from '../outbox/outbox.js';
 import { allocatePayment, allocateToSchedule } from './allocation.js';
 import { applyBalanceChange, type BalanceOutcome } from './balance.js';
 import { issueReceipt, type PaymentFacts, paymentRow } from './payment-rows.js';
@@ -113,11 +113,12 @@ export async function applyPayment(
   if (badReference) return { ok: false, refusal: badReference };
   const at = tenant.clock.now();
   const id = input.id ?? newId('payment', at);
-  // PostgreSQL: a fresh payment's last statement also writes the plan's events (`insertWithReceiptNumber`).
+  // The plan's events are written with the payment's own, in one statement; on PostgreSQL a fresh payment's
+  // last statement also takes its receipt number and writes its row (`insertWithReceiptNumber`).
   const oneStatement = as === 'recorded' && dialectOf(trx) === 'postgres';
   const deferredEvents: EventsTable[] = [];
   const placed = await placeOnPlan(trx, tenant, {
-    ...(oneStatement ? { deferredEvents } : {}),
+    deferredEvents,
     paymentId: id,
     trackId: input.trackId,
     amount: input.amount,
@@ -158,7 +159,10 @@ export async function applyPayment(
   const row = paymentRow(tenant, id, at, facts, { ...placement, receipt });
   await repo.insert(trx, row);
   const payment = toApi(row);
-  await recordEvent(trx, tenant, type, { ...payment, balanceAfter: track.balance });
+  await recordEvents(trx, [
+    ...deferredEvents,
+    eventRow(tenant, type, { ...payment, balanceAfter: track.balance }),
+  ]);
   return { ok: true, payment, track };
 }
 
