@@ -5,6 +5,7 @@ import type { PaymentAllocation } from '../modules/payments/payments.table.js';
 import * as obligations from '../modules/schedules/obligations.repository.js';
 import type { ObligationAllocation, ObligationsTable } from '../modules/schedules/schedules.table.js';
 import type { TracksTable } from '../modules/tracks/tracks.table.js';
+import type { DeferredWrites } from './deferred-writes.js';
 import { recordPaid } from './obligations-paid.js';
 import { completeIfDone, settlePaidOffPlan } from './schedule-completion.js';
 
@@ -31,6 +32,8 @@ async function payInto(
   tenant: Tenant,
   open: readonly Pick<ObligationsTable, 'id' | 'amount' | 'amount_paid' | 'allocations'>[],
   payment: { id: string; amount: number },
+  /** Given, a part that leaves its obligation open is left for the payment's last statement. */
+  deferred?: DeferredWrites,
 ) {
   const parts = allocateOldestFirst(
     payment.amount,
@@ -44,13 +47,17 @@ async function payInto(
     const part = parts[i] ?? 0;
     if (part < obligation.amount - obligation.amount_paid) stillOpen.add(obligation.id);
     if (part === 0) continue;
-    const kept = [
+    const kept = JSON.stringify([
       ...allocationsOf(obligation),
       { payment_id: payment.id, amount: part, created_at: now, reversed_at: null },
-    ];
-    const updated = await obligations.pay(trx, obligation.id, part, JSON.stringify(kept), now);
-    if (!updated) throw new Error(`obligation ${obligation.id} changed under its lock`);
+    ]);
     made.push({ obligationId: obligation.id, amount: part, reversedAt: null });
+    if (deferred?.obligationPart === null && stillOpen.has(obligation.id)) {
+      deferred.obligationPart = { id: obligation.id, part, allocations: kept, now };
+      continue;
+    }
+    const updated = await obligations.pay(trx, obligation.id, part, kept, now);
+    if (!updated) throw new Error(`obligation ${obligation.id} changed under its lock`);
     if (updated.status === 'paid') paid.push(updated);
   }
   return { made, paid, stillOpen };
@@ -83,9 +90,12 @@ export async function allocatePayment(
   track: TracksTable,
   payment: { id: string; amount: number },
   firstObligationId: string | null = null,
+  deferred?: DeferredWrites,
 ): Promise<PaymentAllocation[]> {
   const open = namedFirst(await obligations.openOfTrack(trx, track.id), firstObligationId);
-  const { made, paid, stillOpen } = await payInto(trx, tenant, open, payment);
+  // A plan paid off cancels its open obligations below: a part in one of them cannot wait.
+  const waits = track.status === 'completed' ? undefined : deferred;
+  const { made, paid, stillOpen } = await payInto(trx, tenant, open, payment, waits);
   if (paid.length > 0) {
     await recordPaid(trx, tenant, track, paid, { paymentId: payment.id });
     await completePaidSchedules(trx, tenant, open, paid, stillOpen);

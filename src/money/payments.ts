@@ -16,11 +16,12 @@ import type {
 } from '../modules/payments/payments.table.js';
 import type { ObligationsTable } from '../modules/schedules/schedules.table.js';
 import type { TracksTable } from '../modules/tracks/tracks.table.js';
-import type { EventsTable } from '../outbox/events.table.js';
 import { eventRow, recordEvent, recordEvents } from '../outbox/outbox.js';
 import { allocatePayment, allocateToSchedule } from './allocation.js';
 import { applyBalanceChange, type BalanceOutcome } from './balance.js';
+import type { DeferredWrites } from './deferred-writes.js';
 import { issueReceipt, type PaymentFacts, paymentRow } from './payment-rows.js';
+import { paymentStatement } from './payment-statement.js';
 import { checkReference } from './references.js';
 
 export interface NewPayment extends Omit<PaymentFacts, 'currency'> {
@@ -64,8 +65,8 @@ export async function placeOnPlan(
     entryType: 'payment.recorded' | 'payment.applied';
     occurredAt?: string;
     obligationId?: string | null;
-    /** Given, the balance change's events are left here for the caller's last statement (`applyBalanceChange`). */
-    deferredEvents?: EventsTable[];
+    /** Given, writes left for the caller's last statement (`DeferredWrites`). */
+    deferred?: DeferredWrites;
   },
 ): Promise<
   { ok: true; track: TracksTable; allocations: PaymentAllocation[] } | { ok: false; refusal: AppError }
@@ -84,7 +85,7 @@ export async function placeOnPlan(
         refs: { paymentId: place.paymentId },
       },
     },
-    place.deferredEvents,
+    place.deferred?.events,
   );
   if (!outcome.ok) return { ok: false, refusal: refusalOf(outcome, place.trackId, place.amount) };
   const allocations = await allocatePayment(
@@ -93,6 +94,7 @@ export async function placeOnPlan(
     outcome.track,
     { id: place.paymentId, amount: place.amount },
     place.obligationId ?? null,
+    place.deferred,
   );
   return { ok: true, track: outcome.track, allocations };
 }
@@ -114,11 +116,11 @@ export async function applyPayment(
   const at = tenant.clock.now();
   const id = input.id ?? newId('payment', at);
   // The plan's events are written with the payment's own, in one statement; on PostgreSQL a fresh payment's
-  // last statement also takes its receipt number and writes its row (`insertWithReceiptNumber`).
+  // last statement also takes its receipt number, writes its row and its part in an open obligation.
   const oneStatement = as === 'recorded' && dialectOf(trx) === 'postgres';
-  const deferredEvents: EventsTable[] = [];
+  const deferred: DeferredWrites = { events: [], obligationPart: oneStatement ? null : undefined };
   const placed = await placeOnPlan(trx, tenant, {
-    deferredEvents,
+    deferred,
     paymentId: id,
     trackId: input.trackId,
     amount: input.amount,
@@ -146,12 +148,13 @@ export async function applyPayment(
     const withToken = toApi(row);
     if (withToken.receipt) withToken.receipt.number = numberToken;
     const event = eventRow(tenant, type, { ...withToken, balanceAfter: track.balance });
-    row.receipt_number = await repo.insertWithReceiptNumber(
+    row.receipt_number = await paymentStatement(
       trx,
       tenant,
       row,
-      [...deferredEvents, event],
+      [...deferred.events, event],
       numberToken,
+      deferred.obligationPart ?? null,
     );
     return { ok: true, payment: toApi(row), track };
   }
@@ -160,7 +163,7 @@ export async function applyPayment(
   await repo.insert(trx, row);
   const payment = toApi(row);
   await recordEvents(trx, [
-    ...deferredEvents,
+    ...deferred.events,
     eventRow(tenant, type, { ...payment, balanceAfter: track.balance }),
   ]);
   return { ok: true, payment, track };

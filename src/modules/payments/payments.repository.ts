@@ -1,10 +1,8 @@
-import { sql, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import type { QueryCreator, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { batchedById } from '../../db/batched-reads.js';
 import type { Database, DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
-import type { EventsTable } from '../../outbox/events.table.js';
-import { eventsInsert } from '../../outbox/outbox.js';
 import type { PaymentListQuery } from './payments.schemas.js';
 import type { PaymentsTable, RefundStatus } from './payments.table.js';
 
@@ -17,7 +15,13 @@ export function insert(db: DbOrTrx, row: PaymentsTable) {
  * so numbers follow commits with no gap: a transaction rolled back gives its number back.
  */
 export async function takeReceiptNumber(trx: DbOrTrx, tenant: TenantRef): Promise<number> {
-  const row = await trx
+  const row = await nextReceiptNumber(trx, tenant).executeTakeFirstOrThrow();
+  return Number(row.last_number);
+}
+
+/** The upsert that takes the workspace mode's next receipt number, for a statement of the caller's (a CTE). */
+export function nextReceiptNumber(creator: QueryCreator<Database>, tenant: TenantRef) {
+  return creator
     .insertInto('receipt_counters')
     .values({ workspace_id: tenant.workspaceId, mode: tenant.mode, last_number: 1 })
     .onConflict((oc) =>
@@ -25,56 +29,7 @@ export async function takeReceiptNumber(trx: DbOrTrx, tenant: TenantRef): Promis
         .columns(['workspace_id', 'mode'])
         .doUpdateSet((eb) => ({ last_number: eb('receipt_counters.last_number', '+', 1) })),
     )
-    .returning('last_number')
-    .executeTakeFirstOrThrow();
-  return Number(row.last_number);
-}
-
-/**
- * PostgreSQL: the workspace mode's next receipt number, the payment row that carries it and the payment's events,
- * in one statement (data-modifying CTEs), so the counter row is locked from here to the commit only: taken
- * earlier, its lock held every other payment of the workspace for the rest of the payment's round trips. In each
- * event's data, `numberToken` stands where the number's text goes (`R-000123`). Returns the number.
- */
-export async function insertWithReceiptNumber(
-  trx: DbOrTrx,
-  tenant: TenantRef,
-  row: PaymentsTable,
-  events: readonly EventsTable[],
-  numberToken: string,
-): Promise<number> {
-  const numberText = sql<string>`(select 'R-' || lpad(last_number::text, greatest(6, length(last_number::text)), '0') from taken)`;
-  const taken = await trx
-    .with('taken', (creator) =>
-      creator
-        .insertInto('receipt_counters')
-        .values({ workspace_id: tenant.workspaceId, mode: tenant.mode, last_number: 1 })
-        .onConflict((oc) =>
-          oc
-            .columns(['workspace_id', 'mode'])
-            .doUpdateSet((eb) => ({ last_number: eb('receipt_counters.last_number', '+', 1) })),
-        )
-        .returning('last_number'),
-    )
-    .with('payment', (creator) =>
-      creator
-        .insertInto('payments')
-        .values({ ...row, receipt_number: sql<number>`(select last_number from taken)` })
-        .returning('id'),
-    )
-    .with('event', (creator) =>
-      eventsInsert(
-        creator,
-        events.map((event) => ({
-          ...event,
-          data: sql<string>`replace(${event.data}, ${numberToken}, ${numberText})`,
-        })),
-      ).returning('id'),
-    )
-    .selectFrom('taken')
-    .select('last_number')
-    .executeTakeFirstOrThrow();
-  return Number(taken.last_number);
+    .returning('last_number');
 }
 
 /** The payment a receipt code belongs to, in any workspace: the code alone is what a receipt's reader holds. */

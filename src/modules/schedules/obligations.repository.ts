@@ -1,6 +1,6 @@
-import { type SqlBool, sql } from 'kysely';
+import { type QueryCreator, type SqlBool, sql } from 'kysely';
 import { type DialectName, forUpdateSkipLocked, inTenantFilterOnly } from '../../db/dialect.js';
-import type { DbOrTrx } from '../../db/schema.js';
+import type { Database, DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
 import type { KeyedPosition } from '../../lib/cursor.js';
 import { toSafeInteger } from '../../lib/money.js';
@@ -217,7 +217,18 @@ export function openDueOfTrack(db: DbOrTrx, trackId: string) {
  * overdue, with its event).
  */
 export function pay(db: DbOrTrx, id: string, part: number, allocations: string, now: string) {
-  return db
+  return payQuery(db, id, part, allocations, now).returningAll().executeTakeFirst();
+}
+
+/** The conditional update that pays `part` into an open obligation, for a statement of the caller's (a CTE). */
+export function payQuery(
+  creator: QueryCreator<Database>,
+  id: string,
+  part: number,
+  allocations: string,
+  now: string,
+) {
+  return creator
     .updateTable('obligations')
     .set({
       amount_paid: sql`amount_paid + ${part}`,
@@ -228,9 +239,7 @@ export function pay(db: DbOrTrx, id: string, part: number, allocations: string, 
     })
     .where('id', '=', id)
     .where(isOpen)
-    .where(sql<boolean>`amount_paid + ${part} <= amount`)
-    .returningAll()
-    .executeTakeFirst();
+    .where(sql<boolean>`amount_paid + ${part} <= amount`);
 }
 
 /** What the open obligations of a plan still ask (what they are for, less what they were paid), leaving out one schedule's. */

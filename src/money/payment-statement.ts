@@ -1,0 +1,57 @@
+import { sql } from 'kysely';
+import type { Trx } from '../db/schema.js';
+import type { Tenant } from '../lib/tenant.js';
+import { nextReceiptNumber } from '../modules/payments/payments.repository.js';
+import type { PaymentsTable } from '../modules/payments/payments.table.js';
+import { payQuery } from '../modules/schedules/obligations.repository.js';
+import type { EventsTable } from '../outbox/events.table.js';
+import { eventsInsert } from '../outbox/outbox.js';
+import type { ObligationPart } from './deferred-writes.js';
+
+/**
+ * PostgreSQL: a fresh payment's last writes in one statement (data-modifying CTEs): the workspace mode's next
+ * receipt number, the payment row that carries it, every event of the payment, and its part in an obligation
+ * that stays open. The receipt counter row is locked from here to the commit only: taken earlier, its lock held
+ * every other payment of the workspace for the rest of the payment's round trips. In each event's data,
+ * `numberToken` stands where the number's text goes (`R-000123`). Returns the number.
+ */
+export async function paymentStatement(
+  trx: Trx,
+  tenant: Tenant,
+  row: PaymentsTable,
+  events: readonly EventsTable[],
+  numberToken: string,
+  obligationPart: ObligationPart | null,
+): Promise<number> {
+  const numberText = sql<string>`(select 'R-' || lpad(last_number::text, greatest(6, length(last_number::text)), '0') from taken)`;
+  // Without a part, the obligation CTE matches no row ('' is no obligation's id): one text for the statement.
+  const part = obligationPart ?? { id: '', part: 0, allocations: '[]', now: row.created_at };
+  const written = await trx
+    .with('taken', (creator) => nextReceiptNumber(creator, tenant))
+    .with('payment', (creator) =>
+      creator
+        .insertInto('payments')
+        .values({ ...row, receipt_number: sql<number>`(select last_number from taken)` })
+        .returning('id'),
+    )
+    .with('event', (creator) =>
+      eventsInsert(
+        creator,
+        events.map((event) => ({
+          ...event,
+          data: sql<string>`replace(${event.data}, ${numberToken}, ${numberText})`,
+        })),
+      ).returning('id'),
+    )
+    .with('obligation_part', (creator) =>
+      payQuery(creator, part.id, part.part, part.allocations, part.now).returning('id'),
+    )
+    .selectFrom('taken')
+    .select(['last_number', sql<number>`(select count(*) from obligation_part)`.as('parts')])
+    .executeTakeFirstOrThrow();
+  // The plan's row lock keeps its obligations as the payment read them; a miss is a bug, and undoes it all.
+  if (Number(written.parts) !== (obligationPart ? 1 : 0)) {
+    throw new Error(`obligation ${part.id} changed under its lock`);
+  }
+  return Number(written.last_number);
+}
