@@ -11,8 +11,6 @@ declare module 'autocannon' {
     /** Seconds before a request counts as timed out. */
     timeout?: number;
     warmup?: { connections?: number; duration?: number };
-    /** Requests per second from all connections together (open loop; latencies corrected for coordinated omission). */
-    overallRate?: number;
     /** Each request object may rewrite the request before it is sent. */
     requests?: Array<{ setupRequest?: (request: Request) => Request }>;
   }
@@ -26,7 +24,7 @@ declare module 'autocannon' {
 
   interface Result {
     requests: { average: number; total: number; sent: number };
-    latency: { average: number; p50: number; p99: number; p99_9: number; max: number };
+    latency: { average: number; p50: number; p99: number; max: number };
     errors: number;
     timeouts: number;
     non2xx: number;

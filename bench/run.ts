@@ -628,7 +628,7 @@ console.log(report(rows));
 if (rows.some((row) => row.steady.length > 0)) {
   console.log(steadyReport(rows));
   console.log(
-    `Steady: POST /payments sent at a fixed rate whatever the answers' pace (autocannon's overallRate, latencies corrected for coordinated omission), at ${STEADY_RATE}/s and at half the lean ceiling.`,
+    `Steady: POST /payments in open loop at ${STEADY_RATE}/s and at half the lean ceiling: request i is sent at its due time (i / rate after the start) whatever the answers' pace, and its latency is counted from that due time.`,
   );
 }
 for (const row of rows) console.log(`${row.kind} balance check: ${row.check.text}`);
