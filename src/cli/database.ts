@@ -24,6 +24,8 @@ export interface OpenOptions {
    */
   create: boolean;
   poolSize?: number;
+  /** SQLite: the embedded worker's thread checkpoints the log (`OpenDatabaseOptions.checkpointElsewhere`). */
+  checkpointElsewhere?: boolean;
   /**
    * Opens a stored provider key first, so that a process about to use them (`serve`, `worker`, `provider set`)
    * refuses to start without PAYTRACK_SECRET_KEY, or with another key, instead of failing at the first charge.
@@ -51,6 +53,7 @@ export async function openMigrated(config: Readonly<Config>, options: OpenOption
   const handle = openDatabase({
     ...databaseOptions(config),
     ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+    ...(options.checkpointElsewhere ? { checkpointElsewhere: true } : {}),
   });
   try {
     if (!options.create && !(await hasMigrated(handle.db, handle.dialect))) throw noDatabase(config);

@@ -88,7 +88,11 @@ beside it.`,
     const config = loadConfig(io.env);
     const first = firstWorkspace(config, flags);
     const shutdown = untilShutdown(io.signal);
-    const { handle, applied } = await openMigrated(config, { create: true, checkSecrets: true });
+    const { handle, applied } = await openMigrated(config, {
+      create: true,
+      checkSecrets: true,
+      checkpointElsewhere: config.embeddedWorker,
+    });
     let app: FastifyInstance | undefined;
     let worker: EmbeddedWorker | undefined;
     try {

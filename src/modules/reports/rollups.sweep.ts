@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DialectName } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import type { TenantGroup } from '../../db/scoping.js';
@@ -17,8 +18,14 @@ const FOLDS: Fold[] = [
   (trx, dialect, group, limit) => foldStatuses(trx, dialect, group, limit, 'customers'),
 ];
 
-/** Batches one run folds at most, so a run under a steady stream of payments still ends. */
-const MAX_BATCHES = 40;
+/**
+ * Rows one transaction folds at most. Each fold holds SQLite's write lock (and on PostgreSQL the plan rows whose
+ * markers it sets) while it runs, and payments wait for it: folds of 5,000 rows under a steady 250 payments a
+ * second put a 27 to 32 ms p99 on them, one fold every ten seconds.
+ */
+const BATCH = 500;
+/** Batches one run folds at most, so a run under a steady stream of payments still ends: 200,000 rows a run. */
+const MAX_BATCHES = 400;
 
 /**
  * Folds new ledger entries and payments (and payments reversed since), what open obligations owe, and how many
@@ -35,9 +42,12 @@ export const rollupSweep: SweepDefinition = {
       const left = scope.limit === undefined ? scope : { ...scope, limit: scope.limit - handled };
       handled += await eachDueBatch(
         left,
-        { batch: FOLD_BATCH, maxBatches: MAX_BATCHES, shrinkToLimit: true },
+        { batch: Math.min(BATCH, FOLD_BATCH), maxBatches: MAX_BATCHES, shrinkToLimit: true },
         async (size) => {
+          const started = performance.now();
           const folded = await inTransaction(ctx, (trx) => fold(trx, ctx.dialect, scope, size));
+          // As long again without the lock: requests waiting for it get their turn before the next batch.
+          if (folded === size) await sleep(performance.now() - started);
           return { found: folded, handled: folded };
         },
       );
