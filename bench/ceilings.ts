@@ -269,8 +269,17 @@ export async function sqliteLoopCeiling(
       const started = performance.now();
       const deadline = started + options.seconds * 1000;
       let next = 0;
+      let yielded = started;
       while (performance.now() < deadline) {
         const begun = performance.now();
+        // The loop is synchronous: without a turn of the event loop now and then, this process reads none of
+        // its sockets for the whole run, and a keep-alive connection the server closed meanwhile looks open to
+        // the next request ("fetch failed").
+        if (begun - yielded > YIELD_EVERY_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          yielded = performance.now();
+          continue;
+        }
         const statements = prepared[next++ % prepared.length] ?? [];
         const now = new Date().toISOString();
         begin.run();
@@ -298,6 +307,9 @@ export async function sqliteLoopCeiling(
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** How long the SQLite loop runs before it lets this process's event loop turn. */
+const YIELD_EVERY_MS = 100;
 
 const BARE_ROUTE = fileURLToPath(new URL('./bare-route.ts', import.meta.url));
 
