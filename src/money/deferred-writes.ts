@@ -18,6 +18,6 @@ export interface ObligationPart {
  */
 export interface DeferredWrites {
   events: EventsTable[];
-  /** Null: obligation parts are written at once. */
+  /** Null: the slot for one part is free (PostgreSQL); undefined: every part is written at once (SQLite). */
   obligationPart: ObligationPart | null | undefined;
 }

@@ -91,22 +91,42 @@ export async function startRealServer(
     pgServerUrl,
     `paytrack_realtime_${randomBytes(4).toString('hex')}`,
   );
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env = serverEnv(database.env, port, {
-    PUBLIC_URL: baseUrl,
-    // The webhook receiver of the tests listens on loopback.
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-    ...extraEnv,
-  });
-  let server: Server;
-  try {
-    server = await startServer(env, port);
-  } catch (error) {
-    await database.drop();
-    throw error;
+  // A free port can be taken by another test's process before the server binds it; the server then exits
+  // (while /health may answer from that other process), and a start on another port prints the key.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const env = serverEnv(database.env, port, {
+      PUBLIC_URL: baseUrl,
+      // The webhook receiver of the tests listens on loopback.
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...extraEnv,
+    });
+    let server: Server;
+    let firstKey: string;
+    try {
+      server = await startServer(env, port);
+      firstKey = await printedKey(server);
+    } catch (error) {
+      if (attempt < PORT_ATTEMPTS && String(error).includes('the address is in use')) continue;
+      await database.drop();
+      throw error;
+    }
+    return realServer(kind, database, server, env, baseUrl, firstKey);
   }
-  const firstKey = await printedKey(server);
+}
+
+/** Tries of a start whose free port another process took first. */
+const PORT_ATTEMPTS = 3;
+
+function realServer(
+  kind: DatabaseKind,
+  database: BenchDatabase,
+  server: Server,
+  env: NodeJS.ProcessEnv,
+  baseUrl: string,
+  firstKey: string,
+): RealServer {
   return {
     kind,
     baseUrl,
