@@ -14,6 +14,12 @@ function statementName(text: string): string {
 
 type Query = pg.Client['query'];
 
+/** A simple query whose last statement commits: `withCommit`. */
+const ENDS_WITH_COMMIT = /;\s*commit\s*$/i;
+
+/** What `commit` answers when the statement before it already committed. */
+const CARRIED_COMMIT = { command: 'COMMIT', rowCount: null, rows: [], fields: [], oid: 0 };
+
 /**
  * A connection that prepares each parameterised statement once, under a name made from its text, and then only
  * binds and executes it: PostgreSQL skips parsing and (once it settles on a generic plan) planning. Measured on
@@ -26,6 +32,8 @@ export class PreparingClient extends pg.Client {
   readonly #prepared = new Set<string>();
   #preparing = true;
   #inTransaction = false;
+  /** The last query carried its transaction's commit: the `commit` that follows is answered without a trip. */
+  #committed = false;
 
   constructor(config?: string | pg.ClientConfig) {
     super(config);
@@ -34,6 +42,14 @@ export class PreparingClient extends pg.Client {
       this.#corkUntilNextTick();
       const [text, values] = args;
       if (typeof text === 'string') this.#follow(text);
+      if (this.#committed) {
+        this.#committed = false;
+        if (text === 'commit') return Promise.resolve(CARRIED_COMMIT);
+      }
+      const unbound = values === undefined || (Array.isArray(values) && values.length === 0);
+      if (typeof text === 'string' && unbound && ENDS_WITH_COMMIT.test(text)) {
+        return this.#withCommit(query, text);
+      }
       if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0) {
         return query(...args);
       }
@@ -58,6 +74,18 @@ export class PreparingClient extends pg.Client {
     if (typeof stream?.cork !== 'function' || typeof stream.uncork !== 'function') return;
     stream.cork();
     process.nextTick(() => stream.uncork?.());
+  }
+
+  /**
+   * A statement and the commit of its transaction in one simple query (`inlineParameters` wrote its parameters
+   * in): the first statement's rows are the answer, and the `commit` the transaction's owner sends next is
+   * answered here. Should the statement fail, PostgreSQL runs nothing after it and the owner rolls back.
+   */
+  async #withCommit(query: (...args: unknown[]) => unknown, text: string): Promise<unknown> {
+    const results = (await query(text)) as unknown;
+    this.#inTransaction = false;
+    this.#committed = true;
+    return Array.isArray(results) ? results[0] : results;
   }
 
   /** Whether a transaction is open, from the statements that open and end one. */

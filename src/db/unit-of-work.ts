@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql } from 'kysely';
+import { type Compilable, CompiledQuery, sql } from 'kysely';
 import type { DialectName } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
-import type { Db, Trx } from './schema.js';
+import { inlineParameters } from './inline-parameters.js';
+import type { Db, DbOrTrx, Trx } from './schema.js';
 
 /**
  * Work a request wants done in the same transaction as its change, just before it commits: the HTTP layer
@@ -10,7 +11,13 @@ import type { Db, Trx } from './schema.js';
  * entry of the change.
  */
 export interface CommitHook {
-  beforeCommit(trx: Trx, result: unknown): Promise<void>;
+  /**
+   * `unsettled`: a text that stands in `result` for one the unit's final statement writes (`FinalStatement`);
+   * only a hook that `runsBeforeFinal` gets one, and what it writes must not hold it.
+   */
+  beforeCommit(trx: Trx, result: unknown, unsettled: string | null): Promise<void>;
+  /** It can run before the unit's final statement: what it writes depends on nothing that statement writes. */
+  readonly runsBeforeFinal?: boolean;
 }
 
 const commitHooks = new AsyncLocalStorage<readonly CommitHook[]>();
@@ -37,6 +44,90 @@ function groupCommit(db: Db): GroupCommit {
 }
 
 /**
+ * PostgreSQL: the last statement of a unit of work, sent with the COMMIT in one round trip once the commit hooks
+ * have run. A statement that locks a row every payment of a workspace waits on (the receipt counter) holds it
+ * then for its own execution and the commit only, not for the round trips and event-loop turns after it. In
+ * the unit's result, `token` stands for the text the statement makes (a receipt number); `settle` gets the
+ * statement's row and puts that text in. Nothing may run on the transaction after the statement is left.
+ */
+export interface FinalStatement {
+  query: Compilable<unknown>;
+  token: string;
+  settle(row: unknown): void;
+}
+
+interface FinalSlot {
+  statement: FinalStatement | null;
+  /** Once the work has returned, no statement is left any more; the hooks' writes may still be carried. */
+  closed: boolean;
+  carried: Compilable<unknown>[];
+}
+
+/** The transactions whose unit of work takes a final statement, and the statement once one is left. */
+const finalSlots = new WeakMap<DbOrTrx, FinalSlot>();
+
+/**
+ * Leaves `statement` to be sent with the commit of the unit of work of `trx`: false when that unit takes none
+ * (SQLite, a transaction not opened by `inTransaction`, a request hook that needs the final result, or a
+ * statement already left), and the caller runs it itself.
+ */
+export function leaveForCommit(trx: Trx, statement: FinalStatement): boolean {
+  const slot = finalSlots.get(trx);
+  if (!slot || slot.closed || slot.statement) return false;
+  slot.statement = statement;
+  return true;
+}
+
+/**
+ * A commit hook's write that returns nothing, carried in the unit's final statement (as one of its CTEs)
+ * instead of a round trip of its own: false when the unit of `db` has no final statement, and the caller
+ * runs it itself.
+ */
+export function carryToCommit(db: DbOrTrx, write: Compilable<unknown>): boolean {
+  const slot = finalSlots.get(db);
+  if (!slot?.statement) return false;
+  slot.carried.push(write);
+  return true;
+}
+
+/** The final statement with the writes carried, each a CTE before its own, as one text with its literals. */
+function finalText(statement: FinalStatement, carried: readonly Compilable<unknown>[]): string {
+  const inline = (query: Compilable<unknown>) => {
+    const { sql: text, parameters } = query.compile();
+    return inlineParameters(text, parameters);
+  };
+  const text = inline(statement.query);
+  if (carried.length === 0) return text;
+  const ctes = carried.map((write, i) => `"carried_${i}" as (${inline(write)})`).join(', ');
+  return /^with /i.test(text) ? `with ${ctes}, ${text.slice(5)}` : `with ${ctes} ${text}`;
+}
+
+async function runWithCommit(trx: Trx, slot: FinalSlot & { statement: FinalStatement }): Promise<void> {
+  const text = finalText(slot.statement, slot.carried);
+  const { rows } = await trx.executeQuery(CompiledQuery.raw(`${text};\ncommit`));
+  slot.statement.settle(rows[0]);
+}
+
+/** PostgreSQL's unit: the work, the hooks, then the final statement the work left (if any) with the commit. */
+function postgresUnit<T>(work: (trx: Trx) => Promise<T>, hooks: readonly CommitHook[] | undefined) {
+  const offered = (hooks ?? []).every((hook) => hook.runsBeforeFinal === true);
+  return async (trx: Trx): Promise<T> => {
+    const slot: FinalSlot = { statement: null, closed: false, carried: [] };
+    if (offered) finalSlots.set(trx, slot);
+    try {
+      const result = hooks ? await commitHooks.exit(() => work(trx)) : await work(trx);
+      slot.closed = true;
+      const final = slot.statement;
+      for (const hook of hooks ?? []) await hook.beforeCommit(trx, result, final?.token ?? null);
+      if (final) await runWithCommit(trx, { ...slot, statement: final });
+      return result;
+    } finally {
+      finalSlots.delete(trx);
+    }
+  };
+}
+
+/**
  * The one way services open a transaction. Everything inside uses `trx`, never the root handle (on SQLite
  * that would wait on the connection the transaction holds). The result of a request's first unit of work is
  * its response: the request's commit hook, if any, runs with it before the commit. On SQLite units of work
@@ -48,14 +139,15 @@ export function inTransaction<T>(
   work: (trx: Trx) => Promise<T>,
 ): Promise<T> {
   const hooks = commitHooks.getStore();
+  if (ctx.dialect !== 'sqlite') return ctx.db.transaction().execute(postgresUnit(work, hooks));
   const unit = hooks
     ? async (trx: Trx) => {
         const result = await commitHooks.exit(() => work(trx));
-        for (const hook of hooks) await hook.beforeCommit(trx, result);
+        for (const hook of hooks) await hook.beforeCommit(trx, result, null);
         return result;
       }
     : work;
-  return ctx.dialect === 'sqlite' ? groupCommit(ctx.db).run(unit) : ctx.db.transaction().execute(unit);
+  return groupCommit(ctx.db).run(unit);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { dialectOf } from '../db/dialect.js';
 import type { Trx } from '../db/schema.js';
+import { leaveForCommit } from '../db/unit-of-work.js';
 import { AppError, invalidState, notFound } from '../lib/app-error.js';
 import { newId } from '../lib/ids.js';
 import { newReceiptCode } from '../lib/receipt-codes.js';
@@ -21,7 +22,7 @@ import { allocatePayment, allocateToSchedule } from './allocation.js';
 import { applyBalanceChange, type BalanceOutcome } from './balance.js';
 import type { DeferredWrites } from './deferred-writes.js';
 import { issueReceipt, type PaymentFacts, paymentRow } from './payment-rows.js';
-import { paymentStatement } from './payment-statement.js';
+import { paymentStatement, type WrittenPayment } from './payment-statement.js';
 import { checkReference } from './references.js';
 
 export interface NewPayment extends Omit<PaymentFacts, 'currency'> {
@@ -110,6 +111,8 @@ export async function applyPayment(
   tenant: Tenant,
   input: NewPayment,
   as: 'recorded' | 'applied' = 'recorded',
+  /** The caller's unit of work does nothing on `trx` after this payment: its last statement may go with the commit. */
+  last = false,
 ): Promise<PaymentOutcome> {
   const badReference = await checkReference(trx, tenant, input.reference);
   if (badReference) return { ok: false, refusal: badReference };
@@ -148,7 +151,7 @@ export async function applyPayment(
     const withToken = toApi(row);
     if (withToken.receipt) withToken.receipt.number = numberToken;
     const event = eventRow(tenant, type, { ...withToken, balanceAfter: track.balance });
-    row.receipt_number = await paymentStatement(
+    const statement = paymentStatement(
       trx,
       tenant,
       row,
@@ -156,7 +159,20 @@ export async function applyPayment(
       numberToken,
       deferred.obligationPart ?? null,
     );
-    return { ok: true, payment: toApi(row), track };
+    const settle = (written: WrittenPayment) => {
+      row.receipt_number = Number(written.last_number);
+      return toApi(row);
+    };
+    // Sent with the commit, the payment answers with the token in its receipt number until the statement has run.
+    const left =
+      last &&
+      leaveForCommit(trx, {
+        query: statement,
+        token: numberToken,
+        settle: (written) => Object.assign(withToken, settle(written as WrittenPayment)),
+      });
+    if (left) return { ok: true, payment: withToken, track };
+    return { ok: true, payment: settle(await statement.executeTakeFirstOrThrow()), track };
   }
   const receipt = as === 'recorded' ? await issueReceipt(trx, tenant) : null;
   const row = paymentRow(tenant, id, at, facts, { ...placement, receipt });

@@ -3,8 +3,8 @@ import { inTenant, newestFirst } from '../../db/scoping.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { AuditEntriesTable } from './audit.table.js';
 
-export function insert(db: DbOrTrx, row: AuditEntriesTable) {
-  return db.insertInto('audit_entries').values(row).execute();
+export function insertQuery(db: DbOrTrx, row: AuditEntriesTable) {
+  return db.insertInto('audit_entries').values(row);
 }
 
 export interface AuditFilter {

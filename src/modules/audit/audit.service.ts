@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { carryToCommit } from '../../db/unit-of-work.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { instantRange } from '../../lib/instant.js';
@@ -22,7 +23,7 @@ export interface AuditChange {
 /** Writes one entry of the audit trail, in the caller's transaction when it has one. */
 export async function recordAudit(db: DbOrTrx, tenant: Tenant, change: AuditChange): Promise<void> {
   const at = tenant.clock.now();
-  await repo.insert(db, {
+  const write = repo.insertQuery(db, {
     id: newId('auditEntry', at),
     workspace_id: tenant.workspaceId,
     mode: tenant.mode,
@@ -36,6 +37,8 @@ export async function recordAudit(db: DbOrTrx, tenant: Tenant, change: AuditChan
     request_id: change.requestId ?? null,
     created_at: at.toISOString(),
   });
+  // In a unit whose last statement goes with the commit, the entry goes in that statement.
+  if (!carryToCommit(db, write)) await write.execute();
 }
 
 function toApi(row: AuditEntriesTable): AuditEntry {

@@ -88,6 +88,7 @@ async function readBefore(app: FastifyInstance, auth: AuthContext, url: string):
 /** Writes a request's audit entry in its first unit of work, just before it commits. */
 class AuditEntryOfRequest implements CommitHook {
   fired = false;
+  readonly runsBeforeFinal = true;
 
   constructor(
     private readonly request: FastifyRequest,
@@ -96,10 +97,10 @@ class AuditEntryOfRequest implements CommitHook {
     private readonly before: Json | null,
   ) {}
 
-  async beforeCommit(trx: Trx, result: unknown): Promise<void> {
+  async beforeCommit(trx: Trx, result: unknown, unsettled: string | null): Promise<void> {
     if (this.fired) return;
     this.fired = true;
-    await this.write(trx, result);
+    await this.write(trx, result, unsettled);
   }
 
   /** For a change made without a unit of work: the entry is written on its own. */
@@ -109,7 +110,7 @@ class AuditEntryOfRequest implements CommitHook {
     await this.write(db, data);
   }
 
-  private async write(db: DbOrTrx, result: unknown): Promise<void> {
+  private async write(db: DbOrTrx, result: unknown, unsettled: string | null = null): Promise<void> {
     if (this.reply.statusCode >= 300) return;
     const { request, auth } = this;
     const routeUrl = request.routeOptions.url ?? request.url;
@@ -120,11 +121,17 @@ class AuditEntryOfRequest implements CommitHook {
     const record = { type: recordTypeOf(id, routeUrl), id };
     // A record made under another (`POST /tracks/:id/pay-links`) is new: the one read before is its parent.
     const before = id === (params?.id ?? id) ? this.before : null;
+    const changes = changesOf(before, after, body);
+    // The entry is written before the unit's final statement: it holds what the request set, never what that
+    // statement makes (a receipt number).
+    if (unsettled && JSON.stringify(changes).includes(unsettled)) {
+      throw new Error(`the audit entry of ${record.id} holds a text its change has not written yet`);
+    }
     await recordAudit(db, auth, {
       actor: auth.actor,
       action: actionOf(request.method, routeUrl, body),
       record,
-      changes: changesOf(before, after, body),
+      changes,
       reason: isObject(body) && typeof body.reason === 'string' ? body.reason : null,
       requestId: request.id,
     });

@@ -46,7 +46,7 @@ export async function recordPayment(ctx: AppContext, tenant: Tenant, input: Paym
       } as const;
       const outcome =
         input.settlementQuoteId === undefined
-          ? await applyPayment(trx, tenant, payment)
+          ? await applyPayment(trx, tenant, payment, 'recorded', true)
           : await settleWithQuote(trx, tenant, payment, input.settlementQuoteId);
       if (!outcome.ok) throw outcome.refusal;
       return outcome.payment;

@@ -1,0 +1,50 @@
+import pg from 'pg';
+
+/**
+ * A parameter as PostgreSQL's extended protocol would get it: its text, untyped. Inlined as a quoted literal
+ * it is untyped too (PostgreSQL infers its type from where it stands, as for `$1`), so the statement means
+ * the same. Only the kinds a statement of ours binds are taken.
+ */
+function literalOf(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`a parameter is not a finite number: ${value}`);
+    return `'${value}'`;
+  }
+  if (typeof value === 'bigint' || typeof value === 'boolean') return `'${value}'`;
+  throw new Error(`a parameter of type ${typeof value} cannot be inlined`);
+}
+
+/**
+ * PostgreSQL: the statement with its parameters written in as literals, so it can go with other statements
+ * in one simple query (the extended protocol takes one statement a message). Placeholders inside quoted
+ * literals and identifiers are left alone.
+ */
+export function inlineParameters(sql: string, parameters: readonly unknown[]): string {
+  let text = '';
+  let quote: string | null = null;
+  for (let i = 0; i < sql.length; i++) {
+    const char = sql[i] as string;
+    if (quote) {
+      text += char;
+      if (char === quote) quote = null;
+      continue;
+    }
+    if (char === "'" || char === '"') {
+      quote = char;
+      text += char;
+      continue;
+    }
+    const digits = char === '$' ? /^\d+/.exec(sql.slice(i + 1)) : null;
+    if (!digits) {
+      text += char;
+      continue;
+    }
+    const index = Number(digits[0]) - 1;
+    if (index < 0 || index >= parameters.length) throw new Error(`no parameter $${digits[0]}`);
+    text += literalOf(parameters[index]);
+    i += digits[0].length;
+  }
+  return text;
+}
