@@ -7,7 +7,11 @@ import pg from 'pg';
  */
 function literalOf(value: unknown): string {
   if (value === null || value === undefined) return 'null';
-  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'string') {
+    // A simple query's text ends at its first NUL: a literal must never cut the statement short.
+    if (value.includes('\0')) throw new Error('a text parameter holds a NUL character');
+    return pg.escapeLiteral(value);
+  }
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`a parameter is not a finite number: ${value}`);
     return `'${value}'`;

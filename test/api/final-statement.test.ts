@@ -41,6 +41,7 @@ test('parameters written in as literals: quotes, backslashes and placeholders in
   assert.throws(() => inlineParameters('select $2', ['one']), /no parameter \$2/);
   assert.throws(() => inlineParameters('select $1', [Number.NaN]), /not a finite number/);
   assert.throws(() => inlineParameters('select $1', [new Date()]), /cannot be inlined/);
+  assert.throws(() => inlineParameters('select $1', ['a\u0000b']), /NUL/);
 });
 
 test('a final statement left for the commit runs after the rest of the unit, and its row settles the result', async () => {
