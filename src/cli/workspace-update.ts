@@ -88,7 +88,7 @@ Exit status: 0 done, 1 no such workspace, 2 bad usage (the option is named).`,
 
     const config = loadConfig(io.env);
     const result = await withDatabase(config, ({ ctx }) =>
-      inTransaction(ctx, (trx) => updateSettings(trx, ctx.dialect, ctx.clock, workspaceId, settings)),
+      inTransaction(ctx, null, (trx) => updateSettings(trx, ctx.dialect, ctx.clock, workspaceId, settings)),
     );
     if ('missing' in result) throw new CommandError(`no workspace '${workspaceId}'`);
     if ('problems' in result) throw usageOf(result.problems);

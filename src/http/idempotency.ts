@@ -149,9 +149,9 @@ export const idempotencyPlugin = fp<{ ctx: AppContext }>(async (app: FastifyInst
       if (!pending) return handler.call(this, request, reply);
       const keeper = new KeepResponse(request, reply, pending);
       try {
-        const result = (await withCommitHook(keeper, async () => handler.call(this, request, reply))) as
-          | { data?: unknown }
-          | undefined;
+        const result = (await withCommitHook(pending.auth, keeper, async () =>
+          handler.call(this, request, reply),
+        )) as { data?: unknown } | undefined;
         if (reply.sent) return reply;
         if (keeper.kept === null) await keeper.keepAlone(ctx.db, result?.data);
         if (keeper.kept === null) return result;

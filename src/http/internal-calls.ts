@@ -16,7 +16,9 @@ export async function asInternalCall<T>(
   call: (headers: Record<string, string>) => Promise<T>,
 ): Promise<T> {
   const name = randomBytes(24).toString('base64url');
-  calls.set(name, auth);
+  // Each call its own object: a request's commit hooks are kept by its AuthContext (`withCommitHook`), so two
+  // calls at once for one person must not share one.
+  calls.set(name, { ...auth });
   try {
     return await call({ [INTERNAL_CALL_HEADER]: name });
   } finally {

@@ -170,7 +170,7 @@ export class Worker {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const token = `${this.id}#${++this.claimSeq}`;
-    const claimed = await inTransaction(this.ctx, async (trx) => {
+    const claimed = await inTransaction(this.ctx, null, async (trx) => {
       const running = await repo.runningByGroup(trx, nowIso);
       const room = new Map<string, number>();
       for (const group of running) {
@@ -323,12 +323,13 @@ export class Worker {
       this.completions = [];
       if (batch.length === 0) return;
       try {
-        await inTransaction(this.ctx, (trx) => this.writeCompletions(trx, batch));
+        await inTransaction(this.ctx, null, (trx) => this.writeCompletions(trx, batch));
       } catch (error) {
         this.log.error({ err: error }, 'recording job outcomes failed; recording them one by one');
         for (const completion of batch) {
-          await inTransaction(this.ctx, (trx) => this.writeCompletions(trx, [completion])).catch((err) =>
-            this.log.error({ err, job: completion.running.row.id }, 'recording a job outcome failed'),
+          await inTransaction(this.ctx, null, (trx) => this.writeCompletions(trx, [completion])).catch(
+            (err) =>
+              this.log.error({ err, job: completion.running.row.id }, 'recording a job outcome failed'),
           );
         }
       }

@@ -21,7 +21,7 @@ export async function relayEvents(ctx: AppContext, limit = RELAY_BATCH): Promise
     .limit(1)
     .executeTakeFirst();
   if (!any) return 0;
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, null, async (trx) => {
     const events = await forUpdateSkipLocked(
       ctx.dialect,
       trx.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit),

@@ -46,7 +46,7 @@ test('parameters written in as literals: quotes, backslashes and placeholders in
 
 test('a final statement left for the commit runs after the rest of the unit, and its row settles the result', async () => {
   const body = `it's a \\ mark`;
-  const result = await inTransaction(ctx(), async (trx) => {
+  const result = await inTransaction(ctx(), null, async (trx) => {
     await sql`insert into marks values (${'a1'}, ${'before'})`.execute(trx);
     const answer = { body: 'token' };
     const statement = {
@@ -70,7 +70,7 @@ test('a final statement left for the commit runs after the rest of the unit, and
   // The connection that carried the commit takes the next transactions as usual.
   await Promise.all(
     Array.from({ length: 12 }, (_, i) =>
-      inTransaction(ctx(), (trx) => sql`insert into marks values (${`b${i}`}, ${'next'})`.execute(trx)),
+      inTransaction(ctx(), null, (trx) => sql`insert into marks values (${`b${i}`}, ${'next'})`.execute(trx)),
     ),
   );
   assert.equal((await marks()).length, 14);
@@ -78,7 +78,7 @@ test('a final statement left for the commit runs after the rest of the unit, and
 
 test('a final statement that fails undoes the whole unit, and nothing after it in its round trip runs', async () => {
   await assert.rejects(
-    inTransaction(ctx(), async (trx) => {
+    inTransaction(ctx(), null, async (trx) => {
       await sql`insert into marks values (${'c1'}, ${'undone'})`.execute(trx);
       const statement = {
         // The same id twice: the second insert fails on the primary key.
@@ -91,7 +91,7 @@ test('a final statement that fails undoes the whole unit, and nothing after it i
     }),
   );
   assert.equal((await marks()).filter((row) => row.id.startsWith('c')).length, 0);
-  await inTransaction(ctx(), (trx) => sql`insert into marks values (${'c2'}, ${'after'})`.execute(trx));
+  await inTransaction(ctx(), null, (trx) => sql`insert into marks values (${'c2'}, ${'after'})`.execute(trx));
   assert.deepEqual(
     (await marks()).filter((row) => row.id.startsWith('c')),
     [{ id: 'c2', body: 'after' }],
@@ -105,7 +105,7 @@ test('only the unit opened by inTransaction takes a final statement, and only on
       leaveForCommit(trx, { query: trx.selectNoFrom(sql`1`.as('one')), token: 't', settle: () => {} }),
     );
   assert.equal(taken, false);
-  const second = await inTransaction(ctx(), async (trx) => {
+  const second = await inTransaction(ctx(), null, async (trx) => {
     const statement = { query: trx.selectNoFrom(sql`1`.as('one')), token: 't', settle: () => {} };
     const first = leaveForCommit(trx, statement);
     return { first, second: leaveForCommit(trx, statement) };

@@ -407,7 +407,7 @@ describe('an advance with more work than its budget steps on in the worker', () 
     const { schedule } = await monthly(api, 100_000, 'manual');
     const offsetMs = 10 * DAY_MS;
     const to = new Date(Date.parse(NOW) + offsetMs).toISOString();
-    await inTransaction(b.ctx, async (trx) => {
+    await inTransaction(b.ctx, null, async (trx) => {
       await trx
         .insertInto('test_clocks')
         .values({

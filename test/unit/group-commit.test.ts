@@ -33,7 +33,7 @@ test('units of work started by separate callbacks of one turn of the event loop 
     for (let i = 1; i <= 6; i++) {
       setImmediate(() => {
         units.push(
-          inTransaction({ db: handle.db, dialect: 'sqlite' }, async (trx) => {
+          inTransaction({ db: handle.db, dialect: 'sqlite' }, null, async (trx) => {
             seenCommitted.push(committed());
             await sql`insert into units (id) values (${i})`.execute(trx);
             return i;

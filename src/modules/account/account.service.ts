@@ -78,7 +78,7 @@ export async function updateAccount(
   if (Object.keys(input).length === 0) throw fieldError({ body: `must change at least one of ${SETTINGS}` });
   const key = await keyOf(ctx, auth);
   if (key === undefined) throw revoked();
-  const account = await inTransaction(ctx, async (trx) => {
+  const account = await inTransaction(ctx, auth, async (trx) => {
     const result = await updateSettings(trx, ctx.dialect, ctx.clock, auth.workspaceId, input);
     if ('missing' in result) throw revoked();
     if ('problems' in result) throw fieldError(result.problems as Record<string, string>);

@@ -119,7 +119,7 @@ export async function createFirstAttempt(
       throw error;
     }
   }
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const claimed = await claimCollection(trx, obligationId);
     if (!claimed) return false;
     if (byCheckout) {
@@ -384,6 +384,7 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
   if (current.status !== 'processing') {
     const decision = await inTransaction(
       ctx,
+      tenant,
       async (trx): Promise<{ decided: Decision; changed: boolean }> => {
         const decided = await decide(trx, tenant, current);
         if (decided.run) return { decided, changed: true };
@@ -418,7 +419,7 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
   const mandate = attempt.mandate_id ? await findMandate(ctx.db, tenant, attempt.mandate_id) : undefined;
   // Revoked or replaced since the attempt was claimed (or while a stopped worker held it): never charged on it.
   if (mandate?.status !== 'active') {
-    return inTransaction(ctx, async (trx) => {
+    return inTransaction(ctx, tenant, async (trx) => {
       const blocked = await repo.updateIn(trx, attempt.id, ['processing'], {
         status: 'blocked',
         blocked_reason: 'no_active_mandate',
@@ -432,7 +433,7 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
   if (live) {
     const settle = async (charged: AttemptsTable, result: ChargeResult) => {
       try {
-        await inTransaction(ctx, (trx) => recordOutcome(trx, tenant, charged, result));
+        await inTransaction(ctx, tenant, (trx) => recordOutcome(trx, tenant, charged, result));
       } catch (error) {
         if (!(error instanceof AttemptAnswered)) throw error;
         return;
@@ -450,7 +451,7 @@ export async function runAttempt(ctx: AppContext, tenant: Tenant, id: string): P
     currency: attempt.currency,
   });
   try {
-    await inTransaction(ctx, (trx) => recordOutcome(trx, tenant, attempt, result));
+    await inTransaction(ctx, tenant, (trx) => recordOutcome(trx, tenant, attempt, result));
   } catch (error) {
     if (!(error instanceof AttemptAnswered)) throw error;
   }
@@ -503,7 +504,7 @@ async function askPayerToConfirm(ctx: AppContext, tenant: Tenant, attempt: Attem
       throw error;
     });
     if (link) {
-      await inTransaction(ctx, (trx) => saveCheckout(trx, tenant, obligation.id, link));
+      await inTransaction(ctx, tenant, (trx) => saveCheckout(trx, tenant, obligation.id, link));
       payLink = link.url;
     }
   }

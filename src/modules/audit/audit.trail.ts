@@ -155,7 +155,7 @@ export const auditTrailPlugin = fp<{ ctx: AppContext }>(async (app: FastifyInsta
       const url = id ? recordUrl(request.routeOptions.url ?? '', id) : null;
       const before = url ? await readBefore(app, auth, url) : null;
       const entry = new AuditEntryOfRequest(request, reply, auth, before);
-      const result = (await withCommitHook(entry, async () => handler.call(this, request, reply))) as
+      const result = (await withCommitHook(auth, entry, async () => handler.call(this, request, reply))) as
         | { data?: unknown }
         | undefined;
       if (!entry.fired && !reply.sent) await entry.writeAlone(ctx.db, result?.data);

@@ -87,7 +87,7 @@ async function concerns(trx: Trx, tenant: TenantRef, target: ReturnType<typeof t
 export async function createDispute(ctx: AppContext, tenant: Tenant, input: DisputeCreate): Promise<Dispute> {
   const target = targetOf(input);
   try {
-    return await inTransaction(ctx, async (trx) => {
+    return await inTransaction(ctx, tenant, async (trx) => {
       const about = await concerns(trx, tenant, target);
       const open = await repo.openOn(trx, tenant, target.id);
       if (open) throw alreadyOpen(open);
@@ -221,7 +221,7 @@ export async function resolveDispute(
   id: string,
   input: DisputeResolve,
 ): Promise<Dispute> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const current = await repo.findById(trx, tenant, id);
     if (!current) throw notFound('dispute', id);
     checkAction(current, input);

@@ -58,7 +58,7 @@ export async function createPromise(
   const payer = auth.actor.type === 'payer' ? auth.actor.id : null;
   try {
     // Mapped inside the transaction: what it returns is what an Idempotency-Key keeps as the response.
-    return await inTransaction(ctx, async (trx) => {
+    return await inTransaction(ctx, auth, async (trx) => {
       const plan = await findTrack(trx, auth, input.trackId);
       if (!plan || (payer !== null && plan.customer_id !== payer)) {
         throw notFound('track', input.trackId, 'trackId');
@@ -138,7 +138,7 @@ export function listPromises(
 
 /** `POST /promises/{id}/cancel`: an open promise is cancelled (chasing resumes, with no reminder of its own). */
 export async function cancelPromise(ctx: AppContext, tenant: Tenant, id: string): Promise<PromiseToPay> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const now = tenant.clock.now().toISOString();
     const cancelled = await repo.resolve(trx, tenant, id, 'cancelled', now);
     if (!cancelled) {
@@ -186,7 +186,7 @@ export async function keepIfPaid(trx: DbOrTrx, tenant: Tenant, trackId: string):
  * the run sweep's next pass. Emits `promise.kept` or `promise.broken`; whether it changed.
  */
 export async function settleFallenDue(ctx: AppContext, tenant: Tenant, id: string): Promise<boolean> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const promise = await repo.findById(trx, tenant, id);
     if (promise?.status !== 'open') return false;
     if (await isKept(trx, tenant, promise)) return markKept(trx, tenant, promise);

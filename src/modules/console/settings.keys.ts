@@ -201,7 +201,7 @@ export function keysSettings(app: FastifyInstance, ctx: AppContext) {
         422,
       );
     const workspaceId = visit.workspace.id;
-    const made = await inTransaction(ctx, async (trx) => {
+    const made = await inTransaction(ctx, null, async (trx) => {
       const workspace = await lockWorkspace(trx, ctx.dialect, workspaceId);
       const limit = subscriptionPlanById(workspace?.subscription_plan ?? '').limits.apiKeys;
       if ((await countActiveKeys(trx, workspaceId)) >= limit) return { limit };
@@ -286,7 +286,7 @@ ${field({ name: 'reason', label: 'Reason', hint: 'Optional; kept in the audit tr
       if ('sent' in found) return found.sent;
       const { key } = found;
       const reason = reasonOf(request.body.reason);
-      const revoked = await inTransaction(ctx, async (trx) => {
+      const revoked = await inTransaction(ctx, null, async (trx) => {
         const done = await revokeKey({ db: trx, clock: ctx.clock, keys: ctx.keys }, key.id);
         if (done)
           await recordAudit(trx, auditTenant(visit), {

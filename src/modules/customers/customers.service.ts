@@ -74,7 +74,7 @@ export async function createCustomer(
     time_zone: timeZoneOf(input.timeZone) ?? null,
   };
   const customer = toApi(row);
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     await repo.insert(trx, row);
     await recordEvent(trx, tenant, 'customer.created', customer);
     return customer;
@@ -115,7 +115,7 @@ export async function updateCustomer(
   input: CustomerUpdate,
 ): Promise<Customer> {
   const phone = input.phone !== undefined ? await phoneOf(ctx.db, tenant, input.phone) : undefined;
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const before = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
     const row = await repo.updateIn(trx, tenant, id, 'active', {
       ...(input.name !== undefined ? { name: input.name } : {}),
@@ -140,7 +140,7 @@ export async function updateCustomer(
 }
 
 export async function archiveCustomer(ctx: AppContext, tenant: Tenant, id: string): Promise<Customer> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const now = tenant.clock.now().toISOString();
     const row = await repo.updateIn(trx, tenant, id, 'active', {
       status: 'archived',

@@ -57,7 +57,7 @@ export async function resendEvent(
   id: string,
   input: EventResend,
 ): Promise<EventResent> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const event = await repo.findById(trx, tenant, id, keptSince(tenant));
     if (!event) throw notFound('event', id);
     const endpointIds = await redeliverEvent(trx, ctx.clock, tenant, event, input.endpointId);

@@ -46,7 +46,7 @@ export async function createExport(
     updated_at: now.toISOString(),
     completed_at: null,
   };
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     await repo.insert(trx, row);
     await enqueue(trx, ctx.clock, writeExportJob, {
       exportId: row.id,

@@ -148,7 +148,7 @@ export async function writeExport(
     upload = await storage.put(storageKey);
     const rows = await writeFile(ctx, tenant, found, source, upload);
     committed = true;
-    await inTransaction(ctx, async (trx) => {
+    await inTransaction(ctx, tenant, async (trx) => {
       const completed = tenant.clock.now();
       const done = await repo.updateIn(trx, found.id, ['running'], {
         status: 'done',

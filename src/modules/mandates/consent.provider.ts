@@ -153,5 +153,5 @@ export async function checkAuthorization(
     if (error instanceof ProviderCallError) return null;
     throw error;
   }
-  return inTransaction(ctx, (trx) => authorizationAnswered(trx, ctx.dialect, tenant, mandate, state));
+  return inTransaction(ctx, tenant, (trx) => authorizationAnswered(trx, ctx.dialect, tenant, mandate, state));
 }

@@ -217,7 +217,7 @@ export async function answerConsent(
   }
   const used: ConsentOutcome = { done: false, reason: 'used', business: view.business };
   const now = tenant.clock.now().toISOString();
-  const outcome = await inTransaction(ctx, async (trx): Promise<ConsentOutcome> => {
+  const outcome = await inTransaction(ctx, null, async (trx): Promise<ConsentOutcome> => {
     const guard = { awaitingConsent: true, formTokenHash: mandate.form_token_hash as string };
     if (answer.decision === 'decline') {
       const failed = await repo.updateIn(

@@ -61,7 +61,7 @@ export async function createMandate(
   auth: AuthContext,
   input: MandateCreate,
 ): Promise<Mandate> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, auth, async (trx) => {
     let scheduleTrackId: string | null = null;
     if (input.schedule_id) {
       const schedule = await findScheduleRow(trx, auth, input.schedule_id);
@@ -177,7 +177,7 @@ export async function revokeMandate(
   id: string,
   input: MandateRevoke,
 ): Promise<Mandate> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const before = await repo.findById(trx, tenant, id);
     if (!before) throw notFound('mandate', id);
     const now = tenant.clock.now().toISOString();
@@ -285,7 +285,7 @@ export async function registerAndActivate(ctx: AppContext, tenant: Tenant, id: s
   });
   for (let tries = 1; ; tries++) {
     try {
-      const active = await inTransaction(ctx, (trx) =>
+      const active = await inTransaction(ctx, tenant, (trx) =>
         activate(trx, ctx.dialect, tenant, id, registered?.providerMandateId ?? null),
       );
       return active !== null;

@@ -20,7 +20,7 @@ export const consentExpirySweep: SweepDefinition = {
       read: (limit) => repo.expiring(ctx.db, scope, now, limit),
       handle(found) {
         const tenant = sweepTenant(scope, found.workspace_id);
-        return inTransaction(ctx, async (trx) => {
+        return inTransaction(ctx, null, async (trx) => {
           const row = await repo.updateIn(
             trx,
             tenant,

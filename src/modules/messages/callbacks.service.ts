@@ -37,7 +37,7 @@ export async function receiveCallback(
   const receipts: CallbackReceipt['events'] = [];
   for (const event of events) {
     receipts.push(
-      await inTransaction(ctx, async (trx) => {
+      await inTransaction(ctx, null, async (trx) => {
         const kept = await trx
           .insertInto('message_callback_events')
           .values({

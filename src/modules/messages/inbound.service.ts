@@ -107,7 +107,7 @@ export async function testInbound(
     });
   }
   const customer = await getCustomerRow(ctx.db, tenant, input.customerId, 'customerId');
-  const row = await inTransaction(ctx, (trx) =>
+  const row = await inTransaction(ctx, tenant, (trx) =>
     receiveInbound(trx, tenant, {
       channel: input.channel,
       from: customer.phone,

@@ -34,7 +34,7 @@ export async function recordPayment(ctx: AppContext, tenant: Tenant, input: Paym
     throw fieldError({ paidAt: 'must not be in the future' });
   }
   try {
-    return await inTransaction(ctx, async (trx) => {
+    return await inTransaction(ctx, tenant, async (trx) => {
       const payment = {
         trackId: input.trackId,
         amount: input.amount,
@@ -69,7 +69,7 @@ export async function reversePayment(
   input: PaymentReverse,
 ): Promise<Payment> {
   if (input.refund) return refundPayment(ctx, tenant, id, input.reason ?? null);
-  return inTransaction(ctx, (trx) => reverse(trx, tenant, id, input.reason ?? null));
+  return inTransaction(ctx, tenant, (trx) => reverse(trx, tenant, id, input.reason ?? null));
 }
 
 /** `POST /payments/{id}/apply`: an unapplied payment (credit) on a plan, in its own unit of work. */
@@ -80,7 +80,7 @@ export async function applyPaymentToPlan(
   input: PaymentApply,
 ): Promise<Payment> {
   try {
-    return await inTransaction(ctx, (trx) => applyUnapplied(trx, tenant, id, input.trackId));
+    return await inTransaction(ctx, tenant, (trx) => applyUnapplied(trx, tenant, id, input.trackId));
   } catch (error) {
     // Its reference, taken meanwhile by a payment of the same reference recorded at once: still a conflict of
     // references, never a 500.

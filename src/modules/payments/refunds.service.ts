@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { Trx } from '../../db/schema.js';
-import { inTransaction, withoutCommitHook } from '../../db/unit-of-work.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { reversePayment as reverse } from '../../money/index.js';
@@ -113,21 +113,19 @@ export async function refundPayment(
       refund: "the provider's reference of this payment is not known, so it cannot be named in a refund",
     });
   }
-  // The response an Idempotency-Key keeps is the settled refund's, kept by the last transaction, not this one's.
-  const pending = await withoutCommitHook(() =>
-    inTransaction(ctx, async (trx) => {
-      const row = await repo.setRefund(trx, tenant, id, [null, 'failed'], {
-        refund_status: 'pending',
-        refund_provider_reference: null,
-        refund_failure_reason: null,
-      });
-      if (!row) return null;
-      if (reason)
-        await trx.updateTable('payments').set({ reversal_reason: reason }).where('id', '=', id).execute();
-      await recordEvent(trx, tenant, 'payment.refund_pending', refundOf(row));
-      return { ...row, reversal_reason: reason ?? row.reversal_reason };
-    }),
-  );
+  // No owner: the response an Idempotency-Key keeps is the settled refund's, kept by the last transaction.
+  const pending = await inTransaction(ctx, null, async (trx) => {
+    const row = await repo.setRefund(trx, tenant, id, [null, 'failed'], {
+      refund_status: 'pending',
+      refund_provider_reference: null,
+      refund_failure_reason: null,
+    });
+    if (!row) return null;
+    if (reason)
+      await trx.updateTable('payments').set({ reversal_reason: reason }).where('id', '=', id).execute();
+    await recordEvent(trx, tenant, 'payment.refund_pending', refundOf(row));
+    return { ...row, reversal_reason: reason ?? row.reversal_reason };
+  });
   if (!pending)
     throw new AppError('invalid_state', 'This payment changed meanwhile; fetch it and try again.');
   let result: RefundResult;
@@ -151,7 +149,9 @@ export async function refundPayment(
       result = { status: 'failed', providerReference: null, failureReason: error.message };
     }
   }
-  return inTransaction(ctx, async (trx) => toApi((await settleRefund(trx, tenant, pending, result)).row));
+  return inTransaction(ctx, tenant, async (trx) =>
+    toApi((await settleRefund(trx, tenant, pending, result)).row),
+  );
 }
 
 /** A provider's refund event, in the caller's transaction: the payment it names, refunded, refused or waiting. */

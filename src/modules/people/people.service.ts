@@ -381,7 +381,7 @@ export async function invitePerson(
   if (!isEmail(email)) return { problem: 'email' };
   const at = clock.now();
   const now = at.toISOString();
-  return inTransaction(unit, async (trx) => {
+  return inTransaction(unit, null, async (trx) => {
     let user = await trx.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     const created = !user;
     if (!user) {
@@ -435,7 +435,7 @@ export async function renewLink(
   also?: Also<{ email: string; role: Role }>,
 ): Promise<{ token: string; email: string; role: Role } | { refused: LinkRefusal }> {
   const at = clock.now();
-  return inTransaction(unit, async (trx) => {
+  return inTransaction(unit, null, async (trx) => {
     const member = await memberOf(trx, input.workspaceId, input.userId);
     if (!member) return { refused: 'missing' as const };
     if (member.passwordSet) return { refused: 'password_set' as const };
@@ -477,7 +477,7 @@ export async function changeRole(
   input: { workspaceId: string; userId: string; from: Role; to: Role },
   also?: Also<{ before: Role; after: Role }>,
 ): Promise<{ before: Role; after: Role } | { refused: MembershipRefusal }> {
-  return inTransaction(unit, async (trx) => {
+  return inTransaction(unit, null, async (trx) => {
     const lastOwner =
       input.from === 'owner' && input.to !== 'owner'
         ? (await otherOwners(trx, unit.dialect, input.workspaceId, input.userId)) === 0
@@ -510,7 +510,7 @@ export async function removeMember(
   input: { workspaceId: string; userId: string; from: Role },
   also?: Also<{ role: Role; sessionsEnded: number }>,
 ): Promise<{ role: Role; sessionsEnded: number } | { refused: MembershipRefusal }> {
-  return inTransaction(unit, async (trx) => {
+  return inTransaction(unit, null, async (trx) => {
     const lastOwner =
       input.from === 'owner'
         ? (await otherOwners(trx, unit.dialect, input.workspaceId, input.userId)) === 0
@@ -597,7 +597,7 @@ export async function endSessionById(
   input: { workspaceId: string; sessionId: string },
   also?: Also<OpenSession & { endedAt: string }>,
 ): Promise<(OpenSession & { endedAt: string }) | undefined> {
-  return inTransaction(unit, async (trx) => {
+  return inTransaction(unit, null, async (trx) => {
     const rows = await openSessionsQuery(trx, clock, input.workspaceId).execute();
     const row = rows.find((r) => sessionIdOf(r.token_hash) === input.sessionId);
     if (!row) return undefined;

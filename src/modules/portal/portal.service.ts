@@ -55,7 +55,7 @@ export async function createPortalLink(
   const now = tenant.clock.now().toISOString();
   if (!channel) {
     // Mapped inside the transaction: what it returns is what an Idempotency-Key keeps as the response.
-    return inTransaction(ctx, async (trx) => {
+    return inTransaction(ctx, tenant, async (trx) => {
       const made = await mintPortalLink(trx, tenant, customer.id, expiresAt);
       return toApi(made.row, now, { url: made.url, reminderId: null });
     });
@@ -63,7 +63,7 @@ export async function createPortalLink(
   const business = await businessCard(ctx.db, tenant.workspaceId);
   const until = dayInWords(localDate(expiresAt, business.timeZone));
   // Its token is made when the reminder sends it: only the customer ever holds this link.
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const made = await mintPortalLink(trx, tenant, customer.id, expiresAt, true);
     const reminder = await queueReminder(
       trx,

@@ -195,7 +195,7 @@ export async function payCheckout(
   const found = await find(ctx, checkoutId);
   if (!found) return undefined;
   const { tenant, view } = found;
-  const paid = await inTransaction(ctx, async (trx) => {
+  const paid = await inTransaction(ctx, null, async (trx) => {
     const open = await lockOpenCheckout(trx, found.obligation.id);
     if (!open) {
       const now = await findObligationByCheckout(trx, tenant, checkoutId);

@@ -94,7 +94,7 @@ export async function askProviderOfCheckout(
   if (answer.status === 'succeeded' && answer.amount !== undefined && answer.currency !== undefined) {
     const { amount, currency, providerReference } = answer;
     const provider = live.name;
-    await inTransaction(ctx, (trx) =>
+    await inTransaction(ctx, tenant, (trx) =>
       record(trx, {
         provider,
         amount,

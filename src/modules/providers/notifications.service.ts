@@ -102,7 +102,7 @@ export async function receiveNotification(
     workspaceId: setting.workspace_id,
     mode: setting.mode,
   });
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, null, async (trx) => {
     const now = tenant.clock.now().toISOString();
     const row: ProviderNotificationsTable = {
       setting_id: setting.id,

@@ -161,7 +161,7 @@ export async function startPayment(
     return { done: false, view, why: 'unavailable', error: 'Paying online is not set up for this business.' };
   }
   const made = checkout;
-  const kept = await inTransaction(ctx, async (trx) => {
+  const kept = await inTransaction(ctx, null, async (trx) => {
     const now = tenant.clock.now().toISOString();
     const current = await repo.lock(trx, link.id);
     if (!current || statusAt(current, now) !== 'active') return false;
@@ -319,7 +319,7 @@ export async function payPayLinkCheckout(
   if (!found) return undefined;
   const { checkout, tenant } = found;
   if (found.view.checkoutState !== 'open') return { handled: null, view: found.view };
-  const handled = await inTransaction(ctx, (trx) =>
+  const handled = await inTransaction(ctx, null, (trx) =>
     payLinkCheckoutPaid(
       trx,
       tenant,

@@ -70,7 +70,7 @@ export async function createPayLink(
   const expiresAt = expiryOf(input, at);
   const token = randomBytes(24).toString('base64url');
   // Mapped inside the transaction: what it returns is what an Idempotency-Key keeps as the response.
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const plan = await findTrack(trx, tenant, trackId);
     if (!plan) throw notFound('track', trackId);
     if (plan.status !== 'active' || plan.balance === 0) {
@@ -144,7 +144,7 @@ export async function listPayLinks(
 
 /** Revokes an active link (`DELETE /pay-links/{id}`): its page takes nothing from then on. Emits `pay_link.revoked`. */
 export async function revokePayLink(ctx: AppContext, tenant: Tenant, id: string): Promise<PayLink> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const now = tenant.clock.now().toISOString();
     const revoked = await repo.revoke(trx, tenant, id, now);
     if (!revoked) {

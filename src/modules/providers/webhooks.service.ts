@@ -221,7 +221,7 @@ export async function receiveWebhook(
     }
     try {
       receipts.push(
-        await inTransaction(ctx, async (trx) => {
+        await inTransaction(ctx, null, async (trx) => {
           const row: ProviderWebhookEventsTable = {
             setting_id: setting.id,
             event_id: event.eventId,

@@ -77,7 +77,7 @@ async function recordTry(
   receipt: DeliveryReceipt,
   now: string,
 ): Promise<void> {
-  await inTransaction(ctx, async (trx) => {
+  await inTransaction(ctx, tenant, async (trx) => {
     await repo.insertLog(
       trx,
       logRow(tenant, held, now, {

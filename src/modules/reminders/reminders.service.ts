@@ -165,7 +165,7 @@ export async function queueReminder(
 
 /** `POST /reminders`: a queued reminder, sent at `sendAt` (now by default) by the worker. */
 export function createReminder(ctx: AppContext, tenant: Tenant, input: ReminderCreate): Promise<Reminder> {
-  return inTransaction(ctx, (trx) => queueReminder(trx, tenant, input));
+  return inTransaction(ctx, tenant, (trx) => queueReminder(trx, tenant, input));
 }
 
 export function listReminders(
@@ -205,7 +205,7 @@ export async function sendReminders(
   input: ReminderSend,
 ): Promise<ReminderSendAccepted> {
   const now = tenant.clock.now().toISOString();
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     let ids: string[];
     if (input.reminderIds) {
       const found = await repo.findMany(trx, tenant, input.reminderIds);
@@ -255,7 +255,7 @@ export async function remindToConfirmPayment(
     payLink: string | null;
   },
 ): Promise<Reminder | null> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const customer = await getCustomerRow(trx, tenant, target.customerId);
     const channel = defaultChannel(customer);
     const recipient = recipientOf(customer, channel);

@@ -121,7 +121,7 @@ export const reminderStagesSweep: SweepDefinition = {
       read: (limit) => obligationsToRemind(ctx.db, scope, scope.now.toISOString(), limit),
       handle(found) {
         const tenant = sweepTenant(scope, found.workspace_id);
-        return inTransaction(ctx, (trx) => remindStage(trx, tenant, found.id));
+        return inTransaction(ctx, null, (trx) => remindStage(trx, tenant, found.id));
       },
     });
   },

@@ -20,7 +20,7 @@ async function chargeDuePeriods(ctx: AppContext, tenant: Tenant, id: string, now
   let dueAt = (await obligations.findById(ctx.db, tenant, id))?.fee_next_at ?? null;
   for (let n = 0; n < MOST_PERIODS && dueAt !== null && Date.parse(dueAt) <= Date.parse(now); n++) {
     const at = dueAt;
-    if (await inTransaction(ctx, (trx) => chargeLateFee(trx, tenant, id, at))) charged++;
+    if (await inTransaction(ctx, tenant, (trx) => chargeLateFee(trx, tenant, id, at))) charged++;
     const after = (await obligations.findById(ctx.db, tenant, id))?.fee_next_at ?? null;
     if (after !== null && Date.parse(after) === Date.parse(at)) break;
     dueAt = after;

@@ -80,7 +80,7 @@ export async function waiveObligation(
   input: FeeWaiver,
 ): Promise<Obligation> {
   // Mapped inside the transaction: what it returns is what an Idempotency-Key keeps as the response.
-  return inTransaction(ctx, async (trx) =>
+  return inTransaction(ctx, tenant, async (trx) =>
     obligationToApi(await waiveFee(trx, tenant, id, input.reason), tenant.clock.now().toISOString()),
   );
 }

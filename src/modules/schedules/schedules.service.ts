@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx, Trx } from '../../db/schema.js';
-import { inTransaction, withoutCommitHook } from '../../db/unit-of-work.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 import { AppError, fieldError, invalidState, notFound } from '../../lib/app-error.js';
 import { DateOutOfRangeError, installmentAmounts, LAST_DATE, localDate } from '../../lib/calendar.js';
 import { type Page, paginate } from '../../lib/cursor.js';
@@ -232,7 +232,7 @@ export async function createSchedule(
   const at = auth.clock.now();
   const id = newId('schedule', at);
   const account = await virtualAccountFor(ctx, auth, id, input);
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, auth, async (trx) => {
     const track = input.target_id ? await lockPlan(ctx, trx, auth, input.target_id, 'create_schedule') : null;
     if (track && input.currency !== undefined && input.currency !== track.currency) {
       throw fieldError({ currency: `must be the plan's currency, ${track.currency}` });
@@ -549,9 +549,9 @@ export async function actOnSchedule(
     if (dryRun) throw new DryRun(result);
     return result;
   };
-  if (!dryRun) return inTransaction(ctx, work);
+  if (!dryRun) return inTransaction(ctx, tenant, work);
   try {
-    await withoutCommitHook(() => inTransaction(ctx, work));
+    await inTransaction(ctx, null, work);
   } catch (error) {
     if (!(error instanceof DryRun)) throw error;
     const { changes } = error.result;

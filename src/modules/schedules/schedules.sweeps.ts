@@ -19,7 +19,7 @@ export const overdueSweep: SweepDefinition = {
   async run(ctx, scope) {
     const now = scope.now.toISOString();
     return eachDueBatch(scope, { batch: BATCH }, (size) =>
-      inTransaction(ctx, async (trx) => {
+      inTransaction(ctx, null, async (trx) => {
         const due = await obligations.fallingOverdue(trx, ctx.dialect, scope, now, size);
         if (due.length === 0) return { found: 0, handled: 0 };
         const marked = await obligations.markOverdue(
@@ -60,7 +60,7 @@ export const topUpSweep: SweepDefinition = {
           .execute(),
       handle(found) {
         const tenant = sweepTenant(scope, found.workspace_id);
-        return inTransaction(ctx, async (trx) => {
+        return inTransaction(ctx, null, async (trx) => {
           const track = found.track_id
             ? ((await findTrackForUpdate(trx, ctx.dialect, tenant, found.track_id)) ?? null)
             : null;

@@ -43,12 +43,12 @@ export const finishAdvanceJob = defineJob({
     );
     const now = ctx.clock.now().toISOString();
     if (!done) {
-      await inTransaction(ctx, (trx) =>
+      await inTransaction(ctx, null, (trx) =>
         recordSweptTo(trx, workspaceId, { offsetMs, sweptTo: reached.toISOString(), now }),
       );
       return { rerunAt: ctx.clock.now() };
     }
-    await inTransaction(ctx, (trx) => finishAdvance(trx, workspaceId, { offsetMs, now }));
+    await inTransaction(ctx, null, (trx) => finishAdvance(trx, workspaceId, { offsetMs, now }));
     return undefined;
   },
 });

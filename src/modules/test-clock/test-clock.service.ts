@@ -1,7 +1,7 @@
 import { moveTestClock, testClockState } from '../../clock/tenant-clocks.js';
 import type { TestClockStatus } from '../../clock/test-clocks.table.js';
 import type { AppContext } from '../../context.js';
-import { inTransaction, withoutCommitHook } from '../../db/unit-of-work.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 import { enqueue } from '../../jobs/queue.js';
 import { runSweepsThrough } from '../../jobs/sweeps.js';
 import { AppError, fieldError } from '../../lib/app-error.js';
@@ -110,19 +110,18 @@ export async function advanceTestClock(
     const target = boundedTarget(input, current, real);
     const offsetMs = target - real;
     const now = new Date(target);
-    const { ran, done, reached } = await withoutCommitHook(() =>
-      runSweepsThrough(
-        ctx,
-        { mode: 'test', workspaceId: auth.workspaceId },
-        new Date(current),
-        now,
-        ctx.config.testClockAdvanceBudget,
-      ),
+    // The sweeps act as a tenant object of their own, so their units of work are not the request's.
+    const { ran, done, reached } = await runSweepsThrough(
+      ctx,
+      { mode: 'test', workspaceId: auth.workspaceId },
+      new Date(current),
+      now,
+      ctx.config.testClockAdvanceBudget,
     );
     const status: TestClockStatus = done ? 'ready' : 'advancing';
     answer(status);
     try {
-      const moved = await inTransaction(ctx, async (trx) => {
+      const moved = await inTransaction(ctx, auth, async (trx) => {
         const at = new Date(real).toISOString();
         const move = { from, to: offsetMs, status, sweptTo: reached.toISOString(), now: at };
         if (!(await moveTestClock(trx, auth.workspaceId, move))) {

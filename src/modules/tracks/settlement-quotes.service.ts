@@ -42,7 +42,7 @@ export async function quoteSettlement(
   if (asOf > addDays(today, MAX_DAYS_AHEAD)) {
     throw fieldError({ as_of: `must be at most ${MAX_DAYS_AHEAD} days ahead of today (${today})` });
   }
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, auth, async (trx) => {
     const track = await getTrackRow(trx, auth, trackId);
     if (track.status !== 'active' || track.balance === 0) {
       throw new AppError(

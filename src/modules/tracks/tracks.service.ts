@@ -35,7 +35,7 @@ export async function createTrack(ctx: AppContext, auth: AuthContext, input: Tra
   const currency = input.currency ?? auth.workspace.defaultCurrency;
   if (!isCurrency(currency))
     throw fieldError({ currency: 'must be an ISO 4217 currency code such as NGN or USD' });
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, auth, async (trx) => {
     const customer = await getCustomerRow(trx, auth, input.customerId, 'customerId');
     if (customer.status !== 'active') throw invalidState('customer', customer.status, 'create_track');
 
@@ -139,7 +139,7 @@ export async function updateTrack(
   id: string,
   input: TrackUpdate,
 ): Promise<Track> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     // Locked first, so the old values and the amount delta are exact.
     const before = await repo.findByIdForUpdate(trx, ctx.dialect, tenant, id);
     const updated = await repo.updateIn(trx, tenant, id, NOT_ARCHIVED, {
@@ -160,7 +160,7 @@ export async function updateTrack(
 }
 
 export async function archiveTrack(ctx: AppContext, tenant: Tenant, id: string): Promise<Track> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const now = tenant.clock.now().toISOString();
     const row = await repo.updateIn(trx, tenant, id, NOT_ARCHIVED, {
       status: 'archived',

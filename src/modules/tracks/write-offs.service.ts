@@ -17,7 +17,7 @@ export async function writeOffTrack(
   id: string,
   input: WriteOffCreate,
 ): Promise<Track> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const { track, writeOff } = await writeOffPlan(trx, tenant, id, input);
     const api = toApi(track);
     await recordEvent(trx, tenant, 'track.written_off', { ...api, writeOff: writeOffOf(writeOff) });
@@ -27,7 +27,7 @@ export async function writeOffTrack(
 
 /** Undoes the plan's last write-off while nothing has moved its money since. Event `track.write_off_reversed`. */
 export async function reverseTrackWriteOff(ctx: AppContext, tenant: Tenant, id: string): Promise<Track> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const { track, writeOff } = await reverseWriteOff(trx, tenant, id);
     const api = toApi(track);
     await recordEvent(trx, tenant, 'track.write_off_reversed', { ...api, writeOff: writeOffOf(writeOff) });

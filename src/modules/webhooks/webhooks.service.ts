@@ -98,7 +98,7 @@ export async function createEndpoint(
 ): Promise<WebhookEndpointWithSecret> {
   const eventTypes = normaliseEventTypes(ctx.registry.eventTypes, input.eventTypes);
   await assertUrlAllowed(ctx, input.url);
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     await assertRoomForEndpoint(trx, ctx, tenant, 'create_webhook_endpoint');
     const at = tenant.clock.now();
     const now = at.toISOString();
@@ -159,7 +159,7 @@ export async function updateEndpoint(
   if (input.url !== undefined || (input.status === 'enabled' && current.status === 'disabled')) {
     await assertUrlAllowed(ctx, input.url ?? current.url);
   }
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const latest = await repo.findEndpointForUpdate(trx, ctx.dialect, tenant, id);
     if (!latest) throw notFound('webhook endpoint', id);
     const enabling = input.status === 'enabled' && latest.status === 'disabled';
@@ -190,7 +190,7 @@ export async function updateEndpoint(
 }
 
 export async function disableEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<WebhookEndpoint> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const now = tenant.clock.now().toISOString();
     const row = await repo.updateEndpoint(
       trx,
@@ -209,7 +209,7 @@ export async function disableEndpoint(ctx: AppContext, tenant: Tenant, id: strin
 
 /** Queues a `webhook.test` event for this endpoint alone: its delivery job is added here, not by the relay. */
 export async function sendTestEvent(ctx: AppContext, tenant: Tenant, id: string): Promise<Event> {
-  return inTransaction(ctx, async (trx) => {
+  return inTransaction(ctx, tenant, async (trx) => {
     const current = await repo.findEndpointForUpdate(trx, ctx.dialect, tenant, id);
     if (!current) throw notFound('webhook endpoint', id);
     if (current.status === 'disabled') throw invalidState('webhook endpoint', current.status, 'send_test');
