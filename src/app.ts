@@ -14,7 +14,7 @@ import { registerNotFound } from './http/not-found.js';
 import { registerDocs, registerOpenApi } from './http/openapi.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { registerRequestGuards } from './http/request-guards.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerFirstHeaders } from './http/security-headers.js';
 import { type HttpLimits, serverOptions } from './http/server-options.js';
 import { registerValidation } from './http/validation.js';
 import type { Clock } from './lib/clock.js';
@@ -59,11 +59,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   usage.start();
   app.addHook('onClose', async () => usage.stop());
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
+  registerFirstHeaders(app);
   registerRequestGuards(app);
-  registerSecurityHeaders(app);
   registerErrorHandler(app);
   registerValidation(app);
   registerNotFound(app);

@@ -18,10 +18,20 @@ declare module 'fastify' {
 
 const SEND_A_KEY = 'Send an API key as "Authorization: Bearer <API_KEY>".';
 
+/** How many Authorization headers came, counted in the raw list (`headersDistinct` builds every header's list). */
+function authorizationHeaders(raw: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
+  }
+  return count;
+}
+
 /** The presented key, or the reason there is none that can be used. */
 function presentedKey(request: FastifyRequest): { key: string } | { refusal: string } {
   // Node keeps only the first of repeated Authorization headers; a proxy may read another one.
-  if ((request.raw.headersDistinct?.authorization?.length ?? 0) > 1) {
+  if (authorizationHeaders(request.raw.rawHeaders) > 1) {
     return { refusal: 'Send exactly one Authorization header.' };
   }
   const header = request.headers.authorization;

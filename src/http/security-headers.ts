@@ -6,7 +6,6 @@ export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
 } as const;
 
-/** The docs page's scripts and styles may be cached; nothing else. */
 /** The API reference's assets and the console's scripts (their addresses carry their version) may be kept. */
 const CACHEABLE = /^\/(docs(\/|$|\?)|console\/assets\/)/;
 
@@ -16,9 +15,13 @@ export function applySecurityHeaders(reply: FastifyReply, url: string): void {
   if (!CACHEABLE.test(url)) reply.header('cache-control', SECURITY_HEADERS['cache-control']);
 }
 
-export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+/**
+ * Every answer's first headers: its request id and the security headers, set as the request arrives (so errors
+ * and the not-found answer carry them too); a route may still set its own cache-control.
+ */
+export function registerFirstHeaders(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
     applySecurityHeaders(reply, request.url);
-    return payload;
   });
 }

@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 import { tenantClock } from '../../clock/tenant-clocks.js';
 import type { Db, DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
@@ -34,7 +34,7 @@ export interface AuthContext extends Tenant {
 }
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function generateKey(mode: Mode): string {
