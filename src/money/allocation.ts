@@ -30,7 +30,7 @@ function namedFirst<T extends { id: string }>(
 async function payInto(
   trx: Trx,
   tenant: Tenant,
-  open: readonly Pick<ObligationsTable, 'id' | 'amount' | 'amount_paid' | 'allocations'>[],
+  open: readonly Pick<ObligationsTable, 'id' | 'amount' | 'amount_paid' | 'allocations' | 'status'>[],
   payment: { id: string; amount: number },
   /** Given, a part that leaves its obligation open is left for the payment's last statement. */
   deferred?: DeferredWrites,
@@ -56,7 +56,10 @@ async function payInto(
       deferred.obligationPart = { id: obligation.id, part, allocations: kept, now };
       continue;
     }
-    const updated = await obligations.pay(trx, obligation.id, part, kept, now);
+    const updated =
+      (stillOpen.has(obligation.id) && obligation.status !== 'pending'
+        ? await obligations.payKeepingStatus(trx, obligation.id, part, kept, now)
+        : undefined) ?? (await obligations.pay(trx, obligation.id, part, kept, now));
     if (!updated) throw new Error(`obligation ${obligation.id} changed under its lock`);
     if (updated.status === 'paid') paid.push(updated);
   }

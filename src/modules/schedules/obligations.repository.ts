@@ -189,7 +189,7 @@ export function openOfTrack(db: DbOrTrx, trackId: string) {
   return (
     db
       .selectFrom('obligations')
-      .select(['id', 'schedule_id', 'amount', 'amount_paid', 'allocations'])
+      .select(['id', 'schedule_id', 'amount', 'amount_paid', 'allocations', 'status'])
       .where('track_id', '=', trackId)
       // Written out, not bound: a prepared statement's generic plan can then use the partial index of open ones.
       .where(isOpen)
@@ -218,6 +218,23 @@ export function openDueOfTrack(db: DbOrTrx, trackId: string) {
  */
 export function pay(db: DbOrTrx, id: string, part: number, allocations: string, now: string) {
   return payQuery(db, id, part, allocations, now).returningAll().executeTakeFirst();
+}
+
+/**
+ * Pays `part` into an obligation already partly paid or overdue that stays open after it: its status and
+ * `paid_at` do not change, so the statement does not set them, and the indexes that hold the status (eight of
+ * the table's) are not rewritten. Undefined when the obligation is not in that state (the caller pays it with
+ * `pay`).
+ */
+export function payKeepingStatus(db: DbOrTrx, id: string, part: number, allocations: string, now: string) {
+  return db
+    .updateTable('obligations')
+    .set({ amount_paid: sql`amount_paid + ${part}`, allocations, updated_at: now })
+    .where('id', '=', id)
+    .where(statusIn(['partially_paid', 'overdue']))
+    .where(sql<boolean>`amount_paid + ${part} < amount`)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** The conditional update that pays `part` into an open obligation, for a statement of the caller's (a CTE). */
