@@ -169,9 +169,9 @@ function postgresUnit<T>(work: (trx: Trx) => Promise<T>, request: RequestHooks |
  * The one way services open a transaction. Everything inside uses `trx`, never the root handle (on SQLite
  * that would wait on the connection the transaction holds). `owner` is the tenant a request acts as (its
  * `AuthContext`): the result of the unit is then the request's response, and the request's commit hooks run
- * with it before the commit. Work of no request, and work a request runs before its own change, pass null. On SQLite
- * units of work that arrive together share one durable commit, each in its own savepoint (`GroupCommit`); the
- * promise settles once the commit is durable either way.
+ * with it before the commit. Work of no request, and work a request runs before its own change, pass null.
+ * On SQLite units of work that arrive together share one durable commit, each in its own savepoint
+ * (`GroupCommit`); the promise settles once the commit is durable either way.
  */
 export function inTransaction<T>(
   ctx: { db: Db; dialect: DialectName },
