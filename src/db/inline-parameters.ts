@@ -21,11 +21,15 @@ function literalOf(value: unknown): string {
 }
 
 /**
- * PostgreSQL: the statement with its parameters written in as literals, so it can go with other statements
- * in one simple query (the extended protocol takes one statement a message). Placeholders inside quoted
- * literals and identifiers are left alone.
+ * PostgreSQL: a statement this connection prepared under `name`, run by SQL's EXECUTE with its parameters as
+ * literals, so it can go with other statements in one simple query and still use its prepared plan.
  */
-export function inlineParameters(sql: string, parameters: readonly unknown[]): string {
+export function executePrepared(name: string, parameters: readonly unknown[]): string {
+  return `execute ${name}(${parameters.map(literalOf).join(', ')})`;
+}
+
+/** The statement's text with each `$n` outside quoted literals and identifiers replaced by `replace(n - 1)`. */
+function mapPlaceholders(sql: string, replace: (index: number) => string): string {
   let text = '';
   let quote: string | null = null;
   for (let i = 0; i < sql.length; i++) {
@@ -45,10 +49,25 @@ export function inlineParameters(sql: string, parameters: readonly unknown[]): s
       text += char;
       continue;
     }
-    const index = Number(digits[0]) - 1;
-    if (index < 0 || index >= parameters.length) throw new Error(`no parameter $${digits[0]}`);
-    text += literalOf(parameters[index]);
+    text += replace(Number(digits[0]) - 1);
     i += digits[0].length;
   }
   return text;
+}
+
+/**
+ * PostgreSQL: the statement with its parameters written in as literals, so it can go with other statements
+ * in one simple query (the extended protocol takes one statement a message). Placeholders inside quoted
+ * literals and identifiers are left alone.
+ */
+export function inlineParameters(sql: string, parameters: readonly unknown[]): string {
+  return mapPlaceholders(sql, (index) => {
+    if (index < 0 || index >= parameters.length) throw new Error(`no parameter $${index + 1}`);
+    return literalOf(parameters[index]);
+  });
+}
+
+/** The statement's placeholders moved up by `offset` (`$1` becomes `$(1 + offset)`), to join it to others. */
+export function shiftPlaceholders(sql: string, offset: number): string {
+  return offset === 0 ? sql : mapPlaceholders(sql, (index) => `$${index + 1 + offset}`);
 }

@@ -1,7 +1,7 @@
 import { type Compilable, CompiledQuery, sql } from 'kysely';
 import type { DialectName } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
-import { inlineParameters } from './inline-parameters.js';
+import { shiftPlaceholders } from './inline-parameters.js';
 import type { Db, DbOrTrx, Trx } from './schema.js';
 
 /**
@@ -127,21 +127,27 @@ export function carryToCommit(db: DbOrTrx, write: Compilable<unknown>): boolean 
   return true;
 }
 
-/** The final statement with the writes carried, each a CTE before its own, as one text with its literals. */
-function finalText(statement: FinalStatement, carried: readonly Compilable<unknown>[]): string {
-  const inline = (query: Compilable<unknown>) => {
-    const { sql: text, parameters } = query.compile();
-    return inlineParameters(text, parameters);
+/**
+ * The final statement with the writes carried, each a CTE before its own, and the commit: one text with its
+ * parameters (`$n`), which the connection prepares once and then runs by EXECUTE (`PreparingClient`).
+ */
+function finalQuery(statement: FinalStatement, carried: readonly Compilable<unknown>[]): CompiledQuery {
+  const parameters: unknown[] = [];
+  const join = (query: Compilable<unknown>) => {
+    const compiled = query.compile();
+    const text = shiftPlaceholders(compiled.sql, parameters.length);
+    parameters.push(...compiled.parameters);
+    return text;
   };
-  const text = inline(statement.query);
-  if (carried.length === 0) return text;
-  const ctes = carried.map((write, i) => `"carried_${i}" as (${inline(write)})`).join(', ');
-  return /^with /i.test(text) ? `with ${ctes}, ${text.slice(5)}` : `with ${ctes} ${text}`;
+  const ctes = carried.map((write, i) => `"carried_${i}" as (${join(write)})`).join(', ');
+  const text = join(statement.query);
+  const joined =
+    ctes === '' ? text : /^with /i.test(text) ? `with ${ctes}, ${text.slice(5)}` : `with ${ctes} ${text}`;
+  return CompiledQuery.raw(`${joined};\ncommit`, parameters);
 }
 
 async function runWithCommit(trx: Trx, slot: FinalSlot & { statement: FinalStatement }): Promise<void> {
-  const text = finalText(slot.statement, slot.carried);
-  const { rows } = await trx.executeQuery(CompiledQuery.raw(`${text};\ncommit`));
+  const { rows } = await trx.executeQuery(finalQuery(slot.statement, slot.carried));
   slot.statement.settle(rows[0]);
 }
 

@@ -5,6 +5,7 @@ import type { PaymentAllocation } from '../modules/payments/payments.table.js';
 import * as obligations from '../modules/schedules/obligations.repository.js';
 import type { ObligationAllocation, ObligationsTable } from '../modules/schedules/schedules.table.js';
 import type { TracksTable } from '../modules/tracks/tracks.table.js';
+import type { OpenObligation } from './balance.js';
 import type { DeferredWrites } from './deferred-writes.js';
 import { recordPaid } from './obligations-paid.js';
 import { completeIfDone, settlePaidOffPlan } from './schedule-completion.js';
@@ -94,8 +95,10 @@ export async function allocatePayment(
   payment: { id: string; amount: number },
   firstObligationId: string | null = null,
   deferred?: DeferredWrites,
+  /** The plan's open obligations when the statement that moved its balance read them (PostgreSQL). */
+  alreadyRead?: readonly OpenObligation[],
 ): Promise<PaymentAllocation[]> {
-  const open = namedFirst(await obligations.openOfTrack(trx, track.id), firstObligationId);
+  const open = namedFirst(alreadyRead ?? (await obligations.openOfTrack(trx, track.id)), firstObligationId);
   // A plan paid off cancels its open obligations below: a part in one of them cannot wait.
   const waits = track.status === 'completed' ? undefined : deferred;
   const { made, paid, stillOpen } = await payInto(trx, tenant, open, payment, waits);

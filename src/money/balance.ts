@@ -5,6 +5,7 @@ import { inTenant } from '../db/scoping.js';
 import type { Tenant } from '../lib/tenant.js';
 import { appendEntry, entryRow } from '../modules/ledger/ledger.service.js';
 import type { LedgerEntryType } from '../modules/ledger/ledger.table.js';
+import type { ObligationsTable } from '../modules/schedules/schedules.table.js';
 import { toApi } from '../modules/tracks/tracks.mapper.js';
 import type { Track } from '../modules/tracks/tracks.schemas.js';
 import type { TrackStatus, TracksTable } from '../modules/tracks/tracks.table.js';
@@ -22,10 +23,21 @@ export interface BalanceChange {
   entry: { type: LedgerEntryType; occurredAt?: string; refs: Record<string, string> };
   /** Old values of other fields the caller changed in the same transaction, for the one `track.updated`. */
   alsoChanged?: Partial<Track> | null;
+  /**
+   * PostgreSQL: the plan's open obligations are read by the statement that moves the balance, once the plan's row
+   * is locked (`open_obligations_of`), and come back as `open`.
+   */
+  readOpen?: boolean;
 }
 
+/** An open obligation as a payment allocates to it. */
+export type OpenObligation = Pick<
+  ObligationsTable,
+  'id' | 'schedule_id' | 'amount' | 'amount_paid' | 'allocations' | 'status'
+>;
+
 export type BalanceOutcome =
-  | { ok: true; track: TracksTable }
+  | { ok: true; track: TracksTable; open?: OpenObligation[] }
   | { ok: false; reason: 'not_found' }
   /** The plan is in a state this change may not start from. */
   | { ok: false; reason: 'invalid_state'; track: TracksTable }
@@ -73,14 +85,24 @@ export async function applyBalanceChange(
   };
   const postgres = dialectOf(trx) === 'postgres';
   // PostgreSQL: the ledger entry is written by the same statement, from the row the update returns.
-  const track = postgres
-    ? await trx
-        .with('moved', move)
-        .with('entry', (creator) => entryOfMovedTrack(creator, tenant, entry))
-        .selectFrom('moved')
-        .selectAll()
-        .executeTakeFirst()
-    : await move(trx).executeTakeFirst();
+  let open: OpenObligation[] | undefined;
+  let track: TracksTable | undefined;
+  if (postgres) {
+    const moved = await trx
+      .with('moved', move)
+      .with('entry', (creator) => entryOfMovedTrack(creator, tenant, entry))
+      .selectFrom('moved')
+      .selectAll()
+      .$if(change.readOpen === true, (query) =>
+        query.select(sql<OpenObligation[]>`open_obligations_of(moved.id)`.as('open_obligations')),
+      )
+      .executeTakeFirst();
+    if (moved && 'open_obligations' in moved) {
+      const { open_obligations, ...row } = moved;
+      open = open_obligations;
+      track = row;
+    } else track = moved;
+  } else track = await move(trx).executeTakeFirst();
   if (!track) {
     const current = await trx
       .selectFrom('tracks')
@@ -120,7 +142,7 @@ export async function applyBalanceChange(
     if (deferredEvents) deferredEvents.push(...events);
     else await recordEvents(trx, events);
   }
-  return { ok: true, track };
+  return open ? { ok: true, track, open } : { ok: true, track };
 }
 
 /** The ledger entry of the plan row a CTE named `moved` returns, for the statement that moved its balance. */

@@ -80,6 +80,7 @@ export async function placeOnPlan(
       amountDelta: 0,
       paidDelta: place.amount,
       from: ['active'],
+      readOpen: true,
       entry: {
         type: place.entryType,
         ...(place.occurredAt ? { occurredAt: place.occurredAt } : {}),
@@ -96,6 +97,7 @@ export async function placeOnPlan(
     { id: place.paymentId, amount: place.amount },
     place.obligationId ?? null,
     place.deferred,
+    outcome.open,
   );
   return { ok: true, track: outcome.track, allocations };
 }

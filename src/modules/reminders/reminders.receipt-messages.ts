@@ -37,10 +37,12 @@ function channelFor(customer: CustomersTable, channels: readonly ('sms' | 'whats
   return null;
 }
 
-async function queueReceipt(trx: Trx, ctx: AppContext, event: EventsTable) {
+type WorkspaceOf = (id: string) => ReturnType<typeof workspaceRow>;
+
+async function queueReceipt(trx: Trx, ctx: AppContext, event: EventsTable, workspaceOf: WorkspaceOf) {
   const payment = JSON.parse(event.data) as RecordedPayment;
   if (!payment.receipt || !payment.customerId) return;
-  const workspace = await workspaceRow(trx, event.workspace_id);
+  const workspace = await workspaceOf(event.workspace_id);
   const settings = receiptSettingsOf(workspace?.receipt_settings ?? null);
   if (!workspace || !settings.send) return;
   const customer = await customerRowById(trx, payment.customerId);
@@ -81,8 +83,18 @@ async function queueReceipt(trx: Trx, ctx: AppContext, event: EventsTable) {
 export const receiptMessages: EventSubscriber = {
   name: 'receipt-messages',
   async handle(trx, ctx, events) {
+    // Read once per batch: a batch holds up to 200 payments, mostly of a few workspaces.
+    const workspaces = new Map<string, ReturnType<typeof workspaceRow>>();
+    const workspaceOf: WorkspaceOf = (id) => {
+      let row = workspaces.get(id);
+      if (!row) {
+        row = workspaceRow(trx, id);
+        workspaces.set(id, row);
+      }
+      return row;
+    };
     for (const event of events) {
-      if (event.type === 'payment.recorded') await queueReceipt(trx, ctx, event);
+      if (event.type === 'payment.recorded') await queueReceipt(trx, ctx, event, workspaceOf);
     }
   },
 };
