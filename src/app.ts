@@ -31,7 +31,7 @@ export interface BuildAppOptions {
   clock?: Clock;
   /** The outside world; built from the configuration unless a test brings its own. */
   ports?: Ports;
-  /** false for no log; pino options (a stream, say) on top of the configured level and redaction. */
+  /** false for no log; pino options (a stream, say) on top of the configured level and serializers. */
   logger?: boolean | object;
   /** Request and header timeouts; tests shorten them. */
   http?: Partial<HttpLimits>;

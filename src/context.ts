@@ -7,7 +7,7 @@ import type { Db, Trx } from './db/schema.js';
 import type { Clock } from './lib/clock.js';
 import type { SecretBox } from './lib/secret-box.js';
 import type { Metrics } from './metrics.js';
-import type { KeyCache, KeyWithWorkspace } from './modules/api-keys/index.js';
+import type { KeyCache, KeyGrant } from './modules/api-keys/index.js';
 import type { EventSchemas } from './outbox/catalog.js';
 import type { EventsTable } from './outbox/events.table.js';
 import type { Ports } from './ports/ports.js';
@@ -39,7 +39,7 @@ export interface AppContext {
   registry: Registry;
   metrics: Metrics;
   /** API keys as read a moment ago (`KEY_FRESH_MS`), so a request does not read its key every time. */
-  keys: KeyCache<KeyWithWorkspace>;
+  keys: KeyCache<KeyGrant>;
   /** Seals and opens secrets kept at rest (provider keys) under PAYTRACK_SECRET_KEY. */
   secrets: SecretBox;
 }

@@ -116,7 +116,8 @@ export function serverOptions(
         ? false
         : {
             level: config.logLevel,
-            redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'],
+            // A request is logged as these four fields, never its headers (its key, its Idempotency-Key): pino's
+            // redaction of header paths found nothing left to redact and cost 2 % of a read's CPU.
             serializers: {
               req: (req: { method: string; url: string; hostname?: string; ip?: string }) => ({
                 method: req.method,

@@ -1,4 +1,4 @@
-import { hash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { tenantClock } from '../../clock/tenant-clocks.js';
 import type { Db, DbOrTrx } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
@@ -81,32 +81,57 @@ export async function createKey(
   };
 }
 
-/** Resolves a presented key; `null` for anything that is not a live, known key. */
-export async function authenticate(
-  ctx: { db: Db; clock: Clock; keys: KeyCache<KeyWithWorkspace> },
-  presented: string,
-): Promise<AuthContext | null> {
-  const match = KEY_FORM.exec(presented);
-  if (!match) return null;
-  const hash = hashKey(presented);
-  const row = await ctx.keys.read(hash, async () => {
-    const found = await repo.findKeyByHash(ctx.db, hash);
-    return found && found.revoked_at === null ? found : undefined;
-  });
-  if (!row || row.mode !== match[1]) return null;
-  if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+/** What a live key grants, worked out once per read of its row: every request with the key gets a copy. */
+export interface KeyGrant {
+  workspace_id: string;
+  keyId: string;
+  mode: Mode;
+  clock: Clock;
+  grant: Grant;
+  workspace: AuthContext['workspace'];
+}
+
+function keyGrantOf(base: Clock, row: KeyWithWorkspace): KeyGrant {
   return {
+    workspace_id: row.workspace_id,
     keyId: row.id,
-    actor: { type: 'key', id: row.id },
-    workspaceId: row.workspace_id,
     mode: row.mode,
-    clock: tenantClock(ctx.clock, row.mode, row.offset_ms === null ? 0 : Number(row.offset_ms)),
+    clock: tenantClock(base, row.mode, row.offset_ms === null ? 0 : Number(row.offset_ms)),
     grant: parseGrant(row.scopes),
     workspace: {
       defaultCurrency: row.default_currency,
       timezone: row.timezone,
       subscriptionPlan: row.subscription_plan,
     },
+  };
+}
+
+/**
+ * Resolves a presented key; `null` for anything that is not a live, known key. The key is found by its hash (in
+ * the cache or by the database's index), so a found key's hash is the presented one's: there is nothing left to
+ * compare.
+ */
+export async function authenticate(
+  ctx: { db: Db; clock: Clock; keys: KeyCache<KeyGrant> },
+  presented: string,
+): Promise<AuthContext | null> {
+  const match = KEY_FORM.exec(presented);
+  if (!match) return null;
+  const hash = hashKey(presented);
+  const key = await ctx.keys.read(hash, async () => {
+    const found = await repo.findKeyByHash(ctx.db, hash);
+    return found && found.revoked_at === null ? keyGrantOf(ctx.clock, found) : undefined;
+  });
+  if (!key || key.mode !== match[1]) return null;
+  // Each request its own object: a request's commit hooks are kept on its AuthContext.
+  return {
+    keyId: key.keyId,
+    actor: { type: 'key', id: key.keyId },
+    workspaceId: key.workspace_id,
+    mode: key.mode,
+    clock: key.clock,
+    grant: key.grant,
+    workspace: key.workspace,
   };
 }
 
@@ -126,10 +151,7 @@ export const listKeys = (db: Db, workspaceId: string) => repo.listKeys(db, works
 export const countActiveKeys = repo.countActiveKeys;
 export const findKey = (db: Db, keyId: string) => repo.findKey(db, keyId);
 /** Revokes a key; this node refuses it from the next request on, every other node within `KEY_FRESH_MS`. */
-export async function revokeKey(
-  ctx: { db: Db; clock: Clock; keys: KeyCache<KeyWithWorkspace> },
-  keyId: string,
-) {
+export async function revokeKey(ctx: { db: Db; clock: Clock; keys: KeyCache<KeyGrant> }, keyId: string) {
   const revoked = await repo.revokeKey(ctx.db, keyId, ctx.clock.now().toISOString());
   if (revoked) ctx.keys.forgetWorkspace(revoked.workspace_id);
   return revoked;
