@@ -14,6 +14,8 @@ const MAX_MEMBERS = 8;
 
 interface Member {
   work: (trx: Trx) => Promise<unknown>;
+  /** The caller's async context, which its work runs in (not the group's). */
+  context: AsyncResource;
   resolve(result: unknown): void;
   reject(error: unknown): void;
 }
@@ -36,9 +38,11 @@ export class GroupCommit {
 
   run<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      // The work runs in its caller's async context, not in the group's.
+      // `AsyncResource.bind` would do the same, but each call also built two deprecated accessors: 2 % of a
+      // payment's CPU.
       this.#queue.push({
-        work: AsyncResource.bind(work),
+        work,
+        context: new AsyncResource('paytrack.group-commit'),
         resolve: resolve as (result: unknown) => void,
         reject,
       });
@@ -72,7 +76,7 @@ export class GroupCommit {
           await sql`savepoint member`.execute(trx);
           let result: unknown;
           try {
-            result = await member.work(trx);
+            result = await member.context.runInAsyncScope(member.work, null, trx);
           } catch (error) {
             member.reject(error);
             // A rollback that fails (the whole transaction is gone) ends the group: no member is kept.

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,4 +48,25 @@ test('units of work started by separate callbacks of one turn of the event loop 
   // Each unit ran before any of them was committed: one commit made all six durable.
   assert.deepEqual(seenCommitted, Array(6).fill(0));
   assert.equal(committed(), 6);
+});
+
+test("each unit of a group runs in its caller's async context, not in the group's", async () => {
+  const caller = new AsyncLocalStorage<number>();
+  const seen = await new Promise<(number | undefined)[]>((resolve, reject) => {
+    const units: Promise<number | undefined>[] = [];
+    for (let i = 1; i <= 4; i++) {
+      setImmediate(() =>
+        caller.run(i, () => {
+          units.push(
+            inTransaction({ db: handle.db, dialect: 'sqlite' }, null, async (trx) => {
+              await sql`insert into units (id) values (${100 + i})`.execute(trx);
+              return caller.getStore();
+            }),
+          );
+        }),
+      );
+    }
+    setImmediate(() => Promise.all(units).then(resolve, reject));
+  });
+  assert.deepEqual(seen, [1, 2, 3, 4]);
 });

@@ -39,4 +39,21 @@ describe('the SQLite statement cache', () => {
     ]);
     sqlite.close();
   });
+
+  test('past 500 texts the least recently used half goes; a text used since stays prepared', () => {
+    const { sqlite, cached } = database();
+    const text = (i: number) => `select ${i} as n`;
+    const prepared = Array.from({ length: 500 }, (_, i) => cached.prepare(text(i)));
+    // Text 0 and text 400 are used again, so texts 1 to 250 are the least recently used half when text 500 comes.
+    assert.equal(cached.prepare(text(0)), prepared[0]);
+    assert.equal(cached.prepare(text(400)), prepared[400]);
+    cached.prepare(text(500));
+    assert.equal(cached.prepare(text(0)), prepared[0]);
+    assert.equal(cached.prepare(text(400)), prepared[400]);
+    assert.equal(cached.prepare(text(251)), prepared[251]);
+    assert.notEqual(cached.prepare(text(1)), prepared[1]);
+    assert.notEqual(cached.prepare(text(250)), prepared[250]);
+    assert.deepEqual(cached.prepare(text(500)).all([]), [{ n: 500 }]);
+    sqlite.close();
+  });
 });
