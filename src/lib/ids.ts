@@ -44,13 +44,20 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32: sorts 
 const lastRandomByMs = new Map<number, Uint8Array>();
 const REMEMBERED_MS = 256;
 
+/** The millisecond last encoded and its text: the ids of one request mostly share their millisecond. */
+let encodedMs = -1;
+let encodedMsText = '';
+
 function encodeTime(ms: number): string {
+  if (ms === encodedMs) return encodedMsText;
   let out = '';
   let t = ms;
   for (let i = 0; i < 10; i++) {
     out = ALPHABET[t % 32] + out;
     t = Math.floor(t / 32);
   }
+  encodedMs = ms;
+  encodedMsText = out;
   return out;
 }
 
@@ -69,18 +76,20 @@ function encodeRandom(bytes: Uint8Array): string {
   return out;
 }
 
-/** Increments the random part so ids made in the same millisecond still sort in creation order. */
+/**
+ * Increments the random part in place, so ids made in the same millisecond still sort in creation order. Only
+ * `lastRandomByMs` holds it, and its id was already written out.
+ */
 function increment(bytes: Uint8Array): Uint8Array {
-  const next = Uint8Array.from(bytes);
-  for (let i = next.length - 1; i >= 0; i--) {
-    if (next[i] === 255) {
-      next[i] = 0;
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i] === 255) {
+      bytes[i] = 0;
     } else {
-      next[i] = (next[i] ?? 0) + 1;
+      bytes[i] = (bytes[i] ?? 0) + 1;
       break;
     }
   }
-  return next;
+  return bytes;
 }
 
 const RANDOM_BYTES = 10;
@@ -98,15 +107,22 @@ function freshRandom(): Uint8Array {
   return bytes;
 }
 
+/** The millisecond `lastRandomByMs` took last: already its newest key. */
+let newestMs = -1;
+
 /** A ULID-style id body: 10 characters of milliseconds, 16 of randomness, monotonic within a millisecond. */
 export function ulid(nowMs: number): string {
   const last = lastRandomByMs.get(nowMs);
   const random = last ? increment(last) : freshRandom();
-  // Delete and set again, so the map's first key is the millisecond least recently used.
-  lastRandomByMs.delete(nowMs);
-  if (lastRandomByMs.size >= REMEMBERED_MS) {
-    const oldest = lastRandomByMs.keys().next().value;
-    if (oldest !== undefined) lastRandomByMs.delete(oldest);
+  // Delete and set again, so the map's first key is the millisecond least recently used (the newest one is
+  // already last).
+  if (nowMs !== newestMs) {
+    lastRandomByMs.delete(nowMs);
+    if (lastRandomByMs.size >= REMEMBERED_MS) {
+      const oldest = lastRandomByMs.keys().next().value;
+      if (oldest !== undefined) lastRandomByMs.delete(oldest);
+    }
+    newestMs = nowMs;
   }
   lastRandomByMs.set(nowMs, random);
   return encodeTime(nowMs) + encodeRandom(random);
