@@ -73,9 +73,23 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
       Client: PreparingClient,
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 16,
+      // Connections stay open once made. pg closes one idle for 10 s by default: after a quiet spell every
+      // connection was made again, each with its statements prepared again, and the first 5 s of payments sent
+      // at a steady 250/s after 25 s without requests waited p50 143-1,442 ms, p99 745-1,616 ms; kept open,
+      // p50 11-50 ms, p99 310-473 ms (three runs each, alternated). An idle connection does not keep a
+      // command's process alive.
+      idleTimeoutMillis: 0,
+      allowExitOnIdle: true,
       types: pgTypes,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
+    // A connection PostgreSQL ends while it waits in the pool (a restart, an administrator, a session timeout)
+    // is taken out of it and reported here; unheard, that report ended the process. The next query opens another.
+    pool.on('error', (error) =>
+      process.stderr.write(
+        `paytrack: PostgreSQL ended an idle connection (${error.message}); the next query opens another\n`,
+      ),
+    );
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
