@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase, sqlitePath } from '../db/database.js';
 import { hasMigrated, migrateToLatest } from '../db/migrate.js';
+import type { WriteTurns } from '../db/write-turns.js';
 import { SecretKeyError } from '../lib/secret-box.js';
 import { checkSealedMessageCredentials } from '../modules/messages/settings.service.js';
 import { checkSealedSecrets } from '../modules/providers/providers.service.js';
@@ -26,6 +27,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite: the embedded worker's thread checkpoints the log (`OpenDatabaseOptions.checkpointElsewhere`). */
   checkpointElsewhere?: boolean;
+  /** SQLite: turns at the write lock with the embedded worker's thread (`OpenDatabaseOptions.writeTurns`). */
+  writeTurns?: WriteTurns;
   /**
    * Opens a stored provider key first, so that a process about to use them (`serve`, `worker`, `provider set`)
    * refuses to start without PAYTRACK_SECRET_KEY, or with another key, instead of failing at the first charge.
@@ -54,6 +57,7 @@ export async function openMigrated(config: Readonly<Config>, options: OpenOption
     ...databaseOptions(config),
     ...(options.poolSize ? { poolSize: options.poolSize } : {}),
     ...(options.checkpointElsewhere ? { checkpointElsewhere: true } : {}),
+    ...(options.writeTurns ? { writeTurns: options.writeTurns } : {}),
   });
   try {
     if (!options.create && !(await hasMigrated(handle.db, handle.dialect))) throw noDatabase(config);

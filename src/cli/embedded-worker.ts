@@ -1,5 +1,6 @@
 import { Worker as Thread } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
+import type { WriteTurns } from '../db/write-turns.js';
 import type { Metrics } from '../metrics.js';
 
 /** What the worker thread tells the server. */
@@ -11,16 +12,23 @@ export type ThreadMessage =
 const RESTART_AFTER_MS = 1_000;
 const STOP_TIMEOUT_MS = 20_000;
 
+/** What the thread starts with. */
+export interface WorkerThreadData {
+  env: NodeJS.ProcessEnv;
+  /** The server's `WriteTurns`, shared with the thread. */
+  writeTurns: SharedArrayBuffer | undefined;
+}
+
 export interface EmbeddedWorker {
   /** Lets the running jobs finish and records their outcomes, then ends the thread. */
   stop(): Promise<void>;
 }
 
 /** The thread's entry; from the sources (tests run them through tsx) it is loaded through tsx too. */
-function startThread(env: NodeJS.ProcessEnv): Thread {
+function startThread(env: NodeJS.ProcessEnv, turns: WriteTurns | undefined): Thread {
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = new URL(`./worker-thread.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  const workerData = { env };
+  const workerData: WorkerThreadData = { env, writeTurns: turns?.buffer };
   if (!fromSource) return new Thread(entry, { workerData });
   const load = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
   return new Thread(load, { eval: true, workerData });
@@ -35,13 +43,15 @@ export function startEmbeddedWorker(
   env: NodeJS.ProcessEnv,
   metrics: Metrics,
   log: FastifyBaseLogger,
+  /** SQLite: the server's turns at the write lock, which the thread takes part in. */
+  writeTurns?: WriteTurns,
 ): EmbeddedWorker {
   let stopping = false;
   let thread: Thread;
   let stopped: Promise<void> = Promise.resolve();
 
   const start = () => {
-    thread = startThread(env);
+    thread = startThread(env, writeTurns);
     stopped = new Promise<void>((resolve) => {
       thread.on('message', (message: ThreadMessage) => {
         if (message.kind === 'deliveries') {
@@ -56,6 +66,8 @@ export function startEmbeddedWorker(
       });
       thread.on('error', (error) => log.error({ err: error }, 'the worker thread failed'));
       thread.on('exit', (code) => {
+        // A thread that ended while it waited for the write lock would be given way to until each group's wait ran out.
+        writeTurns?.reset();
         resolve();
         if (stopping) return;
         log.error({ code }, 'the worker thread stopped; starting it again');

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { type Config, type FirstWorkspace, loadConfig } from '../config.js';
+import { WriteTurns } from '../db/write-turns.js';
 import { isEmail } from '../lib/email.js';
 import { workspaceProblems } from '../modules/workspaces/workspaces.service.js';
 import { bootstrapIfEmpty, DEFAULT_WORKSPACE_NAME } from './bootstrap.js';
@@ -88,10 +89,13 @@ beside it.`,
     const config = loadConfig(io.env);
     const first = firstWorkspace(config, flags);
     const shutdown = untilShutdown(io.signal);
+    // Shared with the embedded worker's thread, which writes to the same SQLite file.
+    const writeTurns = config.embeddedWorker && !config.databaseUrl ? new WriteTurns() : undefined;
     const { handle, applied } = await openMigrated(config, {
       create: true,
       checkSecrets: true,
       checkpointElsewhere: config.embeddedWorker,
+      ...(writeTurns ? { writeTurns } : {}),
     });
     let app: FastifyInstance | undefined;
     let worker: EmbeddedWorker | undefined;
@@ -116,7 +120,7 @@ beside it.`,
             "settings with 'paytrack workspace update' or PATCH /api/v1/account.",
         );
       }
-      if (config.embeddedWorker) worker = startEmbeddedWorker(io.env, app.ctx.metrics, app.log);
+      if (config.embeddedWorker) worker = startEmbeddedWorker(io.env, app.ctx.metrics, app.log, writeTurns);
       await shutdown;
       println(io.stdout, 'paytrack shutting down');
     } finally {

@@ -7,9 +7,10 @@ import Fastify from 'fastify';
 import { createContext } from '../assembly.js';
 import { loadConfig } from '../config.js';
 import { checkpointLog, openDatabase } from '../db/database.js';
+import { WriteTurns } from '../db/write-turns.js';
 import { Worker } from '../jobs/worker.js';
 import { databaseOptions } from './database.js';
-import type { ThreadMessage } from './embedded-worker.js';
+import type { ThreadMessage, WorkerThreadData } from './embedded-worker.js';
 
 /** Connections of the worker's own pool on PostgreSQL. */
 const WORKER_POOL = 4;
@@ -19,8 +20,13 @@ const CHECKPOINT_EVERY_MS = 500;
 
 const port = parentPort;
 if (!port) throw new Error('worker-thread.ts runs as a worker thread');
-const config = loadConfig((workerData as { env: NodeJS.ProcessEnv }).env);
-const handle = openDatabase({ ...databaseOptions(config), poolSize: WORKER_POOL });
+const data = workerData as WorkerThreadData;
+const config = loadConfig(data.env);
+const handle = openDatabase({
+  ...databaseOptions(config),
+  poolSize: WORKER_POOL,
+  ...(data.writeTurns ? { writeTurns: new WriteTurns(data.writeTurns) } : {}),
+});
 const ctx = createContext({ config, db: handle.db, dialect: handle.dialect });
 // Fastify's own logger, so the worker's lines look like the server's.
 const logHost = Fastify({ logger: { level: config.logLevel } });

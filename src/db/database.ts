@@ -8,6 +8,7 @@ import { type DialectName, ImmediateSqliteDialect, SQLITE_LOCK_WAIT_MS } from '.
 import { PreparingClient } from './prepared-statements.js';
 import type { Database, Db } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
+import { setWriteTurns, type WriteTurns } from './write-turns.js';
 
 export interface DatabaseHandle {
   db: Db;
@@ -26,6 +27,8 @@ export interface OpenDatabaseOptions {
    * this one's commits never do; it still does past `WAL_PAGES_BEFORE_CHECKPOINT_ANYWAY` pages.
    */
   checkpointElsewhere?: boolean;
+  /** SQLite only: turns at the write lock with the other threads of this process that open the same file. */
+  writeTurns?: WriteTurns;
 }
 
 const PG_INT8 = 20;
@@ -122,8 +125,9 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const statistics = setInterval(() => sqlite.pragma('optimize'), STATISTICS_EVERY_MS);
   statistics.unref();
   const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }, options.writeTurns),
   });
+  if (options.writeTurns) setWriteTurns(db, options.writeTurns);
   return {
     db,
     dialect: 'sqlite',

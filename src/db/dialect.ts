@@ -9,6 +9,7 @@ import {
   sql,
   type TransactionSettings,
 } from 'kysely';
+import type { WriteTurns } from './write-turns.js';
 
 /** The only place that knows the two databases differ. */
 export type DialectName = 'sqlite' | 'postgres';
@@ -80,6 +81,13 @@ const isBusy = (error: unknown) =>
  * IMMEDIATE is tried without that wait, and tried again after yielding to the event loop, until the same limit.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #turns: WriteTurns | undefined;
+
+  constructor(config: SqliteDialectConfig, turns: WriteTurns | undefined) {
+    super(config);
+    this.#turns = turns;
+  }
+
   override async beginTransaction(
     connection: DatabaseConnection,
     settings?: TransactionSettings,
@@ -90,6 +98,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
       return;
     }
     await run('pragma busy_timeout = 0');
+    let waiting = false;
     try {
       const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
       for (let tries = 1; ; tries++) {
@@ -99,9 +108,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
         } catch (error) {
           if (!isBusy(error) || Date.now() >= deadline) throw error;
         }
+        if (!waiting && this.#turns?.asking) {
+          waiting = true;
+          this.#turns.waiting();
+        }
         await new Promise((resolve) => (tries < 10 ? setImmediate(resolve) : setTimeout(resolve, 1)));
       }
     } finally {
+      if (waiting) this.#turns?.doneWaiting();
       await run(`pragma busy_timeout = ${SQLITE_LOCK_WAIT_MS}`);
     }
   }
@@ -109,14 +123,17 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 export class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #turns: WriteTurns | undefined;
 
-  constructor(config: SqliteDialectConfig) {
+  /** `turns`: shared with the other threads of this process that write to the same file (`WriteTurns`). */
+  constructor(config: SqliteDialectConfig, turns?: WriteTurns) {
     super(config);
     this.#config = config;
+    this.#turns = turns;
   }
 
   override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.#turns);
   }
 }
 

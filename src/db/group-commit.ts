@@ -1,6 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { sql } from 'kysely';
 import type { Db, Trx } from './schema.js';
+import type { WriteTurns } from './write-turns.js';
 
 /**
  * The most units of work one commit makes durable: a bound on how long a group holds the write lock, which
@@ -14,6 +15,8 @@ const MAX_MEMBERS = 8;
 
 interface Member {
   work: (trx: Trx) => Promise<unknown>;
+  /** Work that does not ask another thread for a turn at the write lock (`inTransaction`'s `patient`). */
+  patient: boolean;
   /** The caller's async context, which its work runs in (not the group's). */
   context: AsyncResource;
   resolve(result: unknown): void;
@@ -29,19 +32,23 @@ interface Member {
  */
 export class GroupCommit {
   readonly #db: Db;
+  readonly #turns: WriteTurns | undefined;
   readonly #queue: Member[] = [];
   #running = false;
 
-  constructor(db: Db) {
+  /** `turns`: each group first gives way to a connection of another thread waiting for the write lock. */
+  constructor(db: Db, turns?: WriteTurns) {
     this.#db = db;
+    this.#turns = turns;
   }
 
-  run<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
+  run<T>(work: (trx: Trx) => Promise<T>, patient = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       // `AsyncResource.bind` would do the same, but each call also built two deprecated accessors: 2 % of a
       // payment's CPU.
       this.#queue.push({
         work,
+        patient,
         context: new AsyncResource('paytrack.group-commit'),
         resolve: resolve as (result: unknown) => void,
         reject,
@@ -58,7 +65,10 @@ export class GroupCommit {
 
   async #drain(): Promise<void> {
     try {
-      while (this.#queue.length > 0) await this.#commitGroup();
+      while (this.#queue.length > 0) {
+        await this.#turns?.giveWay();
+        await this.#commitGroup();
+      }
     } finally {
       this.#running = false;
     }
@@ -67,6 +77,8 @@ export class GroupCommit {
   async #commitGroup(): Promise<void> {
     const kept: { member: Member; result: unknown }[] = [];
     let taken = 0;
+    // A group of patient work only takes the gaps; any other member asks for a turn for the whole group.
+    if (this.#turns) this.#turns.asking = this.#queue.slice(0, MAX_MEMBERS).some((member) => !member.patient);
     try {
       await this.#db.transaction().execute(async (trx) => {
         while (taken < MAX_MEMBERS) {
@@ -94,6 +106,8 @@ export class GroupCommit {
       // as each would have on its own.
       if (taken === 0) for (const member of this.#queue.splice(0)) member.reject(error);
       return;
+    } finally {
+      if (this.#turns) this.#turns.asking = true;
     }
     for (const { member, result } of kept) member.resolve(result);
   }

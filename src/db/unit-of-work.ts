@@ -3,6 +3,7 @@ import type { DialectName } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
 import { shiftPlaceholders } from './inline-parameters.js';
 import type { Db, DbOrTrx, Trx } from './schema.js';
+import { writeTurnsOf } from './write-turns.js';
 
 /**
  * Work a request wants done in the same transaction as its change, just before it commits: the HTTP layer
@@ -74,7 +75,7 @@ const groups = new WeakMap<Db, GroupCommit>();
 function groupCommit(db: Db): GroupCommit {
   let group = groups.get(db);
   if (!group) {
-    group = new GroupCommit(db);
+    group = new GroupCommit(db, writeTurnsOf(db));
     groups.set(db, group);
   }
   return group;
@@ -183,10 +184,15 @@ export function inTransaction<T>(
   ctx: { db: Db; dialect: DialectName },
   owner: object | null,
   work: (trx: Trx) => Promise<T>,
+  /**
+   * Background work that can wait (report rollups): on SQLite it takes the write lock in the gaps the server's
+   * requests leave, without asking them for a turn (`WriteTurns`).
+   */
+  options: { patient?: boolean } = {},
 ): Promise<T> {
   const request = hooksFor(owner);
   if (ctx.dialect !== 'sqlite') return ctx.db.transaction().execute(postgresUnit(work, request));
-  if (!request) return groupCommit(ctx.db).run(work);
+  if (!request) return groupCommit(ctx.db).run(work, options.patient);
   const hooks = [...request.hooks];
   return groupCommit(ctx.db).run(async (trx: Trx) => {
     const result = await holding(request, () => work(trx));

@@ -8,11 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { killChildren } from '../../bench/processes.js';
-import { databaseKinds, expect, type RealServer, startRealServer } from './server.js';
+import { databaseKinds, expect, pgServerUrl, type RealServer, startRealServer } from './server.js';
 
 process.once('exit', killChildren);
-
-const pgServerUrl = process.env.REALTIME_PG_URL || 'postgres://postgres@127.0.0.1:5432/';
 
 /** Ends every connection to `database` but this one's, as an administrator would; how many it ended. */
 async function endConnections(database: string): Promise<number> {

@@ -14,7 +14,7 @@ export const databaseKinds = (process.env.REALTIME_DATABASES || 'sqlite,postgres
   .map((kind) => kind.trim())
   .filter((kind) => kind !== '') as DatabaseKind[];
 
-const pgServerUrl = process.env.REALTIME_PG_URL || 'postgres://postgres@127.0.0.1:5432/';
+export const pgServerUrl = process.env.REALTIME_PG_URL || 'postgres://postgres@127.0.0.1:5432/';
 
 export interface Answer<T = any> {
   status: number;

@@ -45,7 +45,9 @@ export const rollupSweep: SweepDefinition = {
         { batch: Math.min(BATCH, FOLD_BATCH), maxBatches: MAX_BATCHES, shrinkToLimit: true },
         async (size) => {
           const started = performance.now();
-          const folded = await inTransaction(ctx, null, (trx) => fold(trx, ctx.dialect, scope, size));
+          const folded = await inTransaction(ctx, null, (trx) => fold(trx, ctx.dialect, scope, size), {
+            patient: true,
+          });
           // As long again without the lock: requests waiting for it get their turn before the next batch.
           if (folded === size) await sleep(performance.now() - started);
           return { found: folded, handled: folded };
