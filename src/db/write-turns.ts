@@ -58,7 +58,14 @@ export class WriteTurns {
 
   /** That connection has the lock now, or gave up. */
   doneWaiting(): void {
-    Atomics.sub(this.#waiting, 0, 1);
+    // Never below zero: `reset` may have cleared this connection's mark already, and a negative count would hold
+    // every group back.
+    let seen = Atomics.load(this.#waiting, 0);
+    while (seen > 0) {
+      const was = Atomics.compareExchange(this.#waiting, 0, seen, seen - 1);
+      if (was === seen) break;
+      seen = was;
+    }
     Atomics.notify(this.#waiting, 0);
   }
 
@@ -75,7 +82,7 @@ export class WriteTurns {
    */
   async giveWay(): Promise<void> {
     const seen = Atomics.load(this.#waiting, 0);
-    if (seen === 0) return;
+    if (seen <= 0) return;
     const now = performance.now();
     if (now - this.#gaveWayAt < GIVE_WAY_EVERY_MS) return;
     this.#gaveWayAt = now;

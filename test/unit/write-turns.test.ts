@@ -96,3 +96,15 @@ test('turns cleared after a thread ended while it waited no longer hold a group 
   });
   assert.equal(turns.waitingNow, 0);
 });
+
+test('a connection whose mark was cleared while it waited does not take the count below zero', async () => {
+  const thisThread = new WriteTurns(turns.buffer);
+  thisThread.waiting();
+  // The other thread ended meanwhile, and the server cleared every mark.
+  turns.reset();
+  thisThread.doneWaiting();
+  assert.equal(turns.waitingNow, 0);
+  await inTransaction(ctx(), null, async (trx) => {
+    await sql`insert into units (id) values (5)`.execute(trx);
+  });
+});
