@@ -224,6 +224,51 @@ describe('background worker', () => {
     assert.deepEqual(await jobsLeft(), []);
   });
 
+  test('a due job is claimed while the relay is still in its batch of events, not after it', async () => {
+    const order: string[] = [];
+    let ran: () => void = () => {};
+    const jobRan = new Promise<void>((resolve) => {
+      ran = resolve;
+    });
+    const quick = defineJob({
+      name: 'test.during-relay',
+      payload: Type.Object({}),
+      maxAttempts: 1,
+      backoffMs: () => 0,
+      async run() {
+        order.push('job ran');
+        ran();
+        return undefined;
+      },
+    });
+    // A relay that takes long: until the job has run, or 500 ms on SQLite, where one connection serves the
+    // thread and the relay's transaction holds it.
+    const slowRelay = {
+      name: 'test.slow-relay',
+      async handle() {
+        await Promise.race([jobRan, sleep(t.handle.dialect === 'postgres' ? 20_000 : 500)]);
+        order.push('relay done');
+      },
+    };
+    const base = withJobs([quick]);
+    const ctx = { ...base, registry: { ...base.registry, subscribers: [slowRelay] } };
+    const { api } = await newWorkspace(t);
+    await newCustomer(api); // an event for the relay
+    await enqueue(ctx.db, systemClock, quick, {});
+
+    // Polling once a minute: only a claim that does not wait for the relay runs the job in time.
+    const worker = new Worker(ctx, t.app.log, { pollMs: 60_000, clock: systemClock });
+    worker.start();
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!order.includes('job ran') && Date.now() < deadline) await sleep(10);
+    } finally {
+      await worker.stop();
+    }
+    const expected = t.handle.dialect === 'postgres' ? ['job ran', 'relay done'] : ['relay done', 'job ran'];
+    assert.deepEqual(order, expected);
+  });
+
   test('a job this version does not know is left pending for a worker that knows it', async () => {
     const later = defineJob({
       name: 'test.from-a-newer-version',
