@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { approvedMandate, newSchedule, threeMonthlyDebits } from '../helpers/collections.js';
-import { newCustomer, newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
+import { approvedMandate, newSchedule, obligationsOf, threeMonthlyDebits } from '../helpers/collections.js';
+import { newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 
 // Disputes: on a plan, an obligation or a payment; while open they hold back reminders and attempts on what
 // they cover; resolved rejected (chasing resumes) or accepted with an adjustment, a write-off or a reversal.
@@ -13,33 +13,15 @@ const NOW = '2028-01-20T12:00:00.000Z';
 
 type Row = Record<string, any>;
 
+/** A plan of ₦900.00 in three monthly instalments of ₦300.00 due 25 Jan, 25 Feb and 25 Mar 2028. */
+const threeInstalments = (api: Client) =>
+  threeMonthlyDebits(api, 30_000, 'manual', { email: 'ada@example.com' });
+
 let t: TestApp;
 before(async () => {
   t = await buildTestApp({ clock: new ManualClock(new Date(NOW)) });
 });
 after(() => t.close());
-
-/** A plan of ₦900.00 in three monthly instalments of ₦300.00 due 25 Jan, 25 Feb and 25 Mar 2028. */
-async function threeInstalments(api: Client, method = 'manual') {
-  const customer = await newCustomer(api, { email: 'ada@example.com' });
-  const plan = await newTrack(api, { customerId: customer.id, amount: 90_000 });
-  const schedule = await newSchedule(api, {
-    target_type: 'payment_plan',
-    target_id: plan.id,
-    frequency: 'monthly',
-    fixed_amount: 30_000,
-    start_date: '2028-01-25T09:00:00Z',
-    end_date: '2028-03-25T09:00:00Z',
-    collection_method: method,
-  });
-  return { customer, plan, schedule };
-}
-
-async function obligationsOf(api: Client, scheduleId: string): Promise<Row[]> {
-  const res = await api.get(`/collection-schedules/${scheduleId}/obligations?limit=100`);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return [...res.body.data.items].sort((a: Row, b: Row) => a.due_date.localeCompare(b.due_date));
-}
 
 async function planOf(api: Client, id: string): Promise<Row> {
   return (await api.get(`/tracks/${id}`)).body.data;

@@ -4,6 +4,7 @@ import { runSweepsNow } from '../../src/jobs/sweeps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { newSchedule, obligationsOf } from '../helpers/collections.js';
 import { newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 
 /** Every test workspace starts on this time (the app's frozen clock); tests move their own test clock. */
@@ -26,25 +27,13 @@ interface ObligationOut {
 
 const OPEN = ['pending', 'partially_paid', 'overdue'];
 
-async function createSchedule(api: Client, body: Record<string, unknown>) {
-  const res = await api.post('/collection-schedules', body);
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.data;
-}
-
-/** A schedule's obligations in due date order. */
-async function obligationsOf(api: Client, scheduleId: string): Promise<ObligationOut[]> {
-  const res = await api.get(`/collection-schedules/${scheduleId}/obligations?limit=100`);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return [...res.body.data.items].reverse();
-}
-
 /** Every obligation of every schedule of a plan, in due date order. */
 async function obligationsOfPlan(api: Client, planId: string): Promise<ObligationOut[]> {
   const res = await api.get(`/collection-schedules?target_id=${planId}&limit=100`);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const all: ObligationOut[] = [];
-  for (const schedule of res.body.data.items) all.push(...(await obligationsOf(api, schedule.id)));
+  for (const schedule of res.body.data.items)
+    all.push(...(await obligationsOf<ObligationOut>(api, schedule.id)));
   return all.sort((a, b) => (a.due_date < b.due_date ? -1 : a.due_date > b.due_date ? 1 : 0));
 }
 
@@ -76,35 +65,39 @@ describe('generation stops at the balance', () => {
   test('a fixed_amount above the balance makes one obligation of the balance (one_time, flexible)', async () => {
     const { api } = await newWorkspace(t);
     const oneTime = await newTrack(api, { amount: 10_000 });
-    const made = await createSchedule(api, {
+    const made = await newSchedule(api, {
       ...plan(oneTime.id),
       frequency: 'one_time',
       fixed_amount: 1_000_000_000_000,
       start_date: '2028-02-01T09:00:00Z',
     });
-    assert.deepEqual(summary(await obligationsOf(api, made.id)), [['2028-02-01', 10_000, 0, 'pending']]);
+    assert.deepEqual(summary(await obligationsOf<ObligationOut>(api, made.id)), [
+      ['2028-02-01', 10_000, 0, 'pending'],
+    ]);
 
     const flexible = await newTrack(api, { amount: 25_000 });
-    const open = await createSchedule(api, {
+    const open = await newSchedule(api, {
       ...plan(flexible.id),
       frequency: 'flexible',
       fixed_amount: 90_000,
       start_date: '2028-02-01T09:00:00Z',
       end_date: '2028-03-01T09:00:00Z',
     });
-    assert.deepEqual(summary(await obligationsOf(api, open.id)), [['2028-03-01', 25_000, 0, 'pending']]);
+    assert.deepEqual(summary(await obligationsOf<ObligationOut>(api, open.id)), [
+      ['2028-03-01', 25_000, 0, 'pending'],
+    ]);
   });
 
   test('an open-ended schedule stops at the balance; top-ups and generate_obligations add nothing past it', async () => {
     const { api, workspaceId } = await newWorkspace(t);
     const phone = await newTrack(api, { amount: 10_000 });
-    const weekly = await createSchedule(api, {
+    const weekly = await newSchedule(api, {
       ...plan(phone.id),
       frequency: 'weekly',
       fixed_amount: 3_000,
       start_date: NOW,
     });
-    assert.deepEqual(summary(await obligationsOf(api, weekly.id)), [
+    assert.deepEqual(summary(await obligationsOf<ObligationOut>(api, weekly.id)), [
       ['2028-01-20', 3_000, 0, 'pending'],
       ['2028-01-27', 3_000, 0, 'pending'],
       ['2028-02-03', 3_000, 0, 'pending'],
@@ -117,32 +110,32 @@ describe('generation stops at the balance', () => {
     const moved = await api.post('/account/test-clock/advance', { days: 120 });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     await runSweepsNow(t.ctx, { mode: 'test', workspaceId, now: new Date('2028-09-01T00:00:00Z') });
-    const items = await obligationsOf(api, weekly.id);
+    const items = await obligationsOf<ObligationOut>(api, weekly.id);
     assert.equal(items.length, 4);
     assert.deepEqual(await assertBounded(api, phone.id), { asked: 10_000, balance: 10_000 });
 
     await newPayment(api, phone.id, { amount: 4_000 });
     await api.post('/account/test-clock/advance', { days: 30 });
-    assert.equal((await obligationsOf(api, weekly.id)).length, 4);
+    assert.equal((await obligationsOf<ObligationOut>(api, weekly.id)).length, 4);
     assert.deepEqual(await assertBounded(api, phone.id), { asked: 6_000, balance: 6_000 });
   });
 
   test('a second schedule where the first covers part asks only what is left uncovered', async () => {
     const { api } = await newWorkspace(t);
     const fridge = await newTrack(api, { amount: 10_000 });
-    await createSchedule(api, {
+    await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'one_time',
       fixed_amount: 6_000,
       start_date: '2028-02-01T09:00:00Z',
     });
-    const monthly = await createSchedule(api, {
+    const monthly = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'monthly',
       fixed_amount: 3_000,
       start_date: '2028-03-01T09:00:00Z',
     });
-    assert.deepEqual(summary(await obligationsOf(api, monthly.id)), [
+    assert.deepEqual(summary(await obligationsOf<ObligationOut>(api, monthly.id)), [
       ['2028-03-01', 3_000, 0, 'pending'],
       ['2028-04-01', 1_000, 0, 'pending'],
     ]);
@@ -152,20 +145,20 @@ describe('generation stops at the balance', () => {
   test('installment_sequence spreads only what other schedules leave uncovered', async () => {
     const { api } = await newWorkspace(t);
     const laptop = await newTrack(api, { amount: 100_000, installments: 4 });
-    await createSchedule(api, {
+    await newSchedule(api, {
       ...plan(laptop.id),
       frequency: 'one_time',
       fixed_amount: 30_000,
       start_date: '2028-02-01T09:00:00Z',
     });
-    const sequence = await createSchedule(api, {
+    const sequence = await newSchedule(api, {
       ...plan(laptop.id),
       frequency: 'installment_sequence',
       fixed_amount: 25_000,
       start_date: '2028-03-01T09:00:00Z',
     });
     assert.deepEqual(
-      (await obligationsOf(api, sequence.id)).map((o) => o.amount),
+      (await obligationsOf<ObligationOut>(api, sequence.id)).map((o) => o.amount),
       [25_000, 25_000, 20_000],
     );
     assert.deepEqual(await assertBounded(api, laptop.id), { asked: 100_000, balance: 100_000 });
@@ -176,7 +169,7 @@ describe('a schedule on a plan its obligations already cover', () => {
   test('is refused with invalid_state saying how to replace the other, and nothing changes', async () => {
     const { api } = await newWorkspace(t);
     const fridge = await newTrack(api, { amount: 10_000 });
-    const first = await createSchedule(api, {
+    const first = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'monthly',
       fixed_amount: 2_500,
@@ -213,13 +206,13 @@ describe('a schedule on a plan its obligations already cover', () => {
   test('a draft on it is made, but activating it is refused until the other is cancelled', async () => {
     const { api } = await newWorkspace(t);
     const fridge = await newTrack(api, { amount: 10_000 });
-    const first = await createSchedule(api, {
+    const first = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'one_time',
       fixed_amount: 10_000,
       start_date: '2028-02-01T09:00:00Z',
     });
-    const draft = await createSchedule(api, {
+    const draft = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'monthly',
       fixed_amount: 4_000,
@@ -232,13 +225,13 @@ describe('a schedule on a plan its obligations already cover', () => {
     assert.match(refused.body.error.message, /already cover/);
     assert.match(refused.body.error.message, new RegExp(first.id));
     assert.equal((await api.get(`/collection-schedules/${draft.id}`)).body.data.status, 'draft');
-    assert.deepEqual(await obligationsOf(api, draft.id), []);
+    assert.deepEqual(await obligationsOf<ObligationOut>(api, draft.id), []);
 
     assert.equal((await act(api, first.id, { action: 'cancel' })).status, 200);
     const activated = await act(api, draft.id, { action: 'activate' });
     assert.equal(activated.status, 200, JSON.stringify(activated.body));
     assert.deepEqual(
-      (await obligationsOf(api, draft.id)).map((o) => o.amount),
+      (await obligationsOf<ObligationOut>(api, draft.id)).map((o) => o.amount),
       [4_000, 4_000, 2_000],
     );
     assert.deepEqual(await assertBounded(api, fridge.id), { asked: 10_000, balance: 10_000 });
@@ -249,7 +242,7 @@ describe('replaces_schedule_id', () => {
   test('cancels the schedule it names with its open obligations, in the same request, before the new one generates', async () => {
     const { api } = await newWorkspace(t);
     const fridge = await newTrack(api, { amount: 10_000 });
-    const old = await createSchedule(api, {
+    const old = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'monthly',
       fixed_amount: 2_500,
@@ -257,7 +250,7 @@ describe('replaces_schedule_id', () => {
       end_date: '2028-04-20T09:00:00Z',
     });
     await newPayment(api, fridge.id, { amount: 3_000 });
-    const replacement = await createSchedule(api, {
+    const replacement = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'weekly',
       fixed_amount: 2_000,
@@ -266,14 +259,14 @@ describe('replaces_schedule_id', () => {
     });
     const cancelled = (await api.get(`/collection-schedules/${old.id}`)).body.data;
     assert.equal(cancelled.status, 'cancelled');
-    assert.deepEqual(summary(await obligationsOf(api, old.id)), [
+    assert.deepEqual(summary(await obligationsOf<ObligationOut>(api, old.id)), [
       ['2028-01-20', 2_500, 2_500, 'paid'],
       ['2028-02-20', 2_500, 500, 'cancelled'],
       ['2028-03-20', 2_500, 0, 'cancelled'],
       ['2028-04-20', 2_500, 0, 'cancelled'],
     ]);
     assert.deepEqual(
-      (await obligationsOf(api, replacement.id)).map((o) => o.amount),
+      (await obligationsOf<ObligationOut>(api, replacement.id)).map((o) => o.amount),
       [2_000, 2_000, 2_000, 1_000],
     );
     assert.deepEqual(await assertBounded(api, fridge.id), { asked: 7_000, balance: 7_000 });
@@ -287,19 +280,19 @@ describe('replaces_schedule_id', () => {
     const { api } = await newWorkspace(t);
     const fridge = await newTrack(api, { amount: 10_000 });
     const other = await newTrack(api, { amount: 10_000 });
-    const covering = await createSchedule(api, {
+    const covering = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'one_time',
       fixed_amount: 10_000,
       start_date: '2028-02-01T09:00:00Z',
     });
-    const elsewhere = await createSchedule(api, {
+    const elsewhere = await newSchedule(api, {
       ...plan(other.id),
       frequency: 'one_time',
       fixed_amount: 5_000,
       start_date: '2028-02-01T09:00:00Z',
     });
-    const gone = await createSchedule(api, {
+    const gone = await newSchedule(api, {
       ...plan(other.id),
       frequency: 'one_time',
       fixed_amount: 5_000,
@@ -353,7 +346,7 @@ describe("lowering a plan's amount trims its open obligations, latest due date f
   test('lowered, then cancelled when they would ask nothing; the rule holds after each change', async () => {
     const { api } = await newWorkspace(t);
     const fridge = await newTrack(api, { amount: 10_000 });
-    const monthly = await createSchedule(api, {
+    const monthly = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'monthly',
       fixed_amount: 2_500,
@@ -364,7 +357,7 @@ describe("lowering a plan's amount trims its open obligations, latest due date f
     const lower = async (amount: number) => {
       const res = await api.patch(`/tracks/${fridge.id}`, { amount });
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      return summary(await obligationsOf(api, monthly.id));
+      return summary(await obligationsOf<ObligationOut>(api, monthly.id));
     };
 
     assert.deepEqual(await lower(6_000), [
@@ -404,14 +397,14 @@ describe("lowering a plan's amount trims its open obligations, latest due date f
   test('a partly paid obligation trimmed to what it was paid is paid, with its event', async () => {
     const { api } = await newWorkspace(t);
     const fridge = await newTrack(api, { amount: 10_000 });
-    const march = await createSchedule(api, {
+    const march = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'one_time',
       fixed_amount: 3_000,
       start_date: '2028-03-01T09:00:00Z',
     });
     await newPayment(api, fridge.id, { amount: 1_000 });
-    const february = await createSchedule(api, {
+    const february = await newSchedule(api, {
       ...plan(fridge.id),
       frequency: 'one_time',
       fixed_amount: 5_000,
@@ -419,8 +412,12 @@ describe("lowering a plan's amount trims its open obligations, latest due date f
     });
     const res = await api.patch(`/tracks/${fridge.id}`, { amount: 6_000 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(summary(await obligationsOf(api, march.id)), [['2028-03-01', 1_000, 1_000, 'paid']]);
-    assert.deepEqual(summary(await obligationsOf(api, february.id)), [['2028-02-01', 5_000, 0, 'pending']]);
+    assert.deepEqual(summary(await obligationsOf<ObligationOut>(api, march.id)), [
+      ['2028-03-01', 1_000, 1_000, 'paid'],
+    ]);
+    assert.deepEqual(summary(await obligationsOf<ObligationOut>(api, february.id)), [
+      ['2028-02-01', 5_000, 0, 'pending'],
+    ]);
     assert.deepEqual(await assertBounded(api, fridge.id), { asked: 5_000, balance: 5_000 });
     assert.equal((await api.get(`/collection-schedules/${march.id}`)).body.data.status, 'completed');
     const paid = (await api.get('/events?type=obligation.paid')).body.data.items;
@@ -432,7 +429,7 @@ describe('reports of a plan of 100.00', () => {
   test('overlapping schedules and a fixed_amount of 10^12: overdue and expected never pass 100.00', async () => {
     const { api } = await newWorkspace(t, { currency: 'GBP' });
     const loan = await newTrack(api, { amount: 10_000 });
-    await createSchedule(api, {
+    await newSchedule(api, {
       ...plan(loan.id),
       frequency: 'daily',
       fixed_amount: 1_000_000_000_000,
@@ -478,7 +475,7 @@ describe('at once', () => {
         { frequency: 'one_time', fixed_amount: 100_000, start_date: '2028-03-01T09:00:00Z' },
         { frequency: 'custom', interval: 3, fixed_amount: 9_000, start_date: NOW },
       ];
-      const first = await createSchedule(api, { ...plan(fridge.id), ...bodies[0] });
+      const first = await newSchedule(api, { ...plan(fridge.id), ...bodies[0] });
       const results = await Promise.all([
         ...bodies.map((body) => api.post('/collection-schedules', { ...plan(fridge.id), ...body })),
         ...Array.from({ length: 6 }, () =>

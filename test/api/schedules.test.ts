@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Client } from '../helpers/api.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { newSchedule, obligationsOf } from '../helpers/collections.js';
 import { newKey, newPayment, newTrack, newWorkspace } from '../helpers/factories.js';
 
 /** Every test workspace starts on this time (the app's frozen clock); tests move their own test clock. */
@@ -13,12 +14,6 @@ before(async () => {
   t = await buildTestApp({ clock: new ManualClock(new Date(NOW)) });
 });
 after(() => t.close());
-
-async function createSchedule(api: Client, body: Record<string, unknown>) {
-  const res = await api.post('/collection-schedules', body);
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.data;
-}
 
 interface ObligationOut {
   id: string;
@@ -31,13 +26,6 @@ interface ObligationOut {
   allocations: { payment_id: string; amount: number; reversed_at: string | null }[];
 }
 
-/** A schedule's obligations in due date order. */
-async function obligationsOf(api: Client, scheduleId: string): Promise<ObligationOut[]> {
-  const res = await api.get(`/collection-schedules/${scheduleId}/obligations?limit=100`);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return [...res.body.data.items].reverse();
-}
-
 const act = (api: Client, id: string, body: Record<string, unknown>) =>
   api.patch(`/collection-schedules/${id}`, body);
 
@@ -48,7 +36,7 @@ describe('frequencies', () => {
   test('one_time: one obligation on the start date, for fixed_amount', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 50_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'one_time',
@@ -61,7 +49,7 @@ describe('frequencies', () => {
     assert.equal(schedule.interval, null);
     assert.equal(schedule.next_due_date, '2028-02-10');
     assert.equal(schedule.target_id, plan.id);
-    const items = await obligationsOf(api, schedule.id);
+    const items = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.deepEqual(
       items.map((o) => [o.due_date, o.amount, o.amount_paid, o.status, o.track_id]),
       [['2028-02-10', 20_000, 0, 'pending', plan.id]],
@@ -71,7 +59,7 @@ describe('frequencies', () => {
   test('daily every 2 days up to and including the end date', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api);
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'daily',
@@ -80,7 +68,7 @@ describe('frequencies', () => {
       start_date: '2028-02-01T00:00:00Z',
       end_date: '2028-02-09T00:00:00Z',
     });
-    assert.deepEqual(dates(await obligationsOf(api, schedule.id)), [
+    assert.deepEqual(dates(await obligationsOf<ObligationOut>(api, schedule.id)), [
       '2028-02-01',
       '2028-02-03',
       '2028-02-05',
@@ -92,14 +80,14 @@ describe('frequencies', () => {
   test('weekly, open-ended: 12 from the start date', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 1_000_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'weekly',
       fixed_amount: 1_000,
       start_date: NOW,
     });
-    const items = await obligationsOf(api, schedule.id);
+    const items = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.equal(items.length, 12);
     assert.equal(items[0]?.due_date, '2028-01-20');
     assert.equal(items[1]?.due_date, '2028-01-27');
@@ -109,14 +97,14 @@ describe('frequencies', () => {
   test('monthly keeps the day of the start date, clamped to the month end, and comes back (leap year)', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 1_000_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'monthly',
       fixed_amount: 10_000,
       start_date: '2028-01-31T10:00:00Z',
     });
-    const due = dates(await obligationsOf(api, schedule.id));
+    const due = dates(await obligationsOf<ObligationOut>(api, schedule.id));
     assert.deepEqual(due.slice(0, 5), ['2028-01-31', '2028-02-29', '2028-03-31', '2028-04-30', '2028-05-31']);
     assert.equal(due.length, 12);
     assert.equal(due[11], '2028-12-31');
@@ -124,7 +112,7 @@ describe('frequencies', () => {
 
   test('monthly every 2 months from the 31st, and 28 February in a common year', async () => {
     const { api } = await newWorkspace(t);
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'generic_collection',
       target_id: null,
       frequency: 'monthly',
@@ -133,7 +121,7 @@ describe('frequencies', () => {
       start_date: '2028-12-31T10:00:00Z',
       end_date: '2029-06-30T10:00:00Z',
     });
-    assert.deepEqual(dates(await obligationsOf(api, schedule.id)), [
+    assert.deepEqual(dates(await obligationsOf<ObligationOut>(api, schedule.id)), [
       '2028-12-31',
       '2029-02-28',
       '2029-04-30',
@@ -143,7 +131,7 @@ describe('frequencies', () => {
 
   test('custom: every `interval` days, which it requires', async () => {
     const { api } = await newWorkspace(t);
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'generic_collection',
       frequency: 'custom',
       interval: 10,
@@ -151,7 +139,7 @@ describe('frequencies', () => {
       start_date: '2028-02-25T10:00:00Z',
       end_date: '2028-03-20T10:00:00Z',
     });
-    assert.deepEqual(dates(await obligationsOf(api, schedule.id)), [
+    assert.deepEqual(dates(await obligationsOf<ObligationOut>(api, schedule.id)), [
       '2028-02-25',
       '2028-03-06',
       '2028-03-16',
@@ -170,7 +158,7 @@ describe('frequencies', () => {
   test('flexible: one obligation due on the end date, paid in any parts', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 90_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'contribution_member',
       target_id: plan.id,
       frequency: 'flexible',
@@ -180,7 +168,7 @@ describe('frequencies', () => {
     });
     await newPayment(api, plan.id, { amount: 25_000 });
     await newPayment(api, plan.id, { amount: 15_000 });
-    const [only, ...rest] = await obligationsOf(api, schedule.id);
+    const [only, ...rest] = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.equal(rest.length, 0);
     assert.equal(only?.due_date, '2028-06-30');
     assert.equal(only?.amount_paid, 40_000);
@@ -192,14 +180,14 @@ describe('frequencies', () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 100_000, installments: 4 });
     await newPayment(api, plan.id, { amount: 10_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'installment_sequence',
       fixed_amount: 25_000,
       start_date: '2028-01-31T08:00:00Z',
     });
-    const items = await obligationsOf(api, schedule.id);
+    const items = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.deepEqual(
       items.map((o) => [o.due_date, o.amount]),
       [
@@ -212,7 +200,7 @@ describe('frequencies', () => {
     assert.equal(sum(items.map((o) => o.amount)), 90_000);
 
     const noPlan = await newTrack(api, { amount: 100_000 });
-    const derived = await createSchedule(api, {
+    const derived = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: noPlan.id,
       frequency: 'installment_sequence',
@@ -220,7 +208,7 @@ describe('frequencies', () => {
       start_date: NOW,
     });
     assert.deepEqual(
-      (await obligationsOf(api, derived.id)).map((o) => o.amount),
+      (await obligationsOf<ObligationOut>(api, derived.id)).map((o) => o.amount),
       [30_000, 30_000, 30_000, 10_000],
     );
 
@@ -237,7 +225,7 @@ describe('frequencies', () => {
 
   test('generic_collection without a plan: obligations with no plan', async () => {
     const { api } = await newWorkspace(t);
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'generic_collection',
       target_id: null,
       frequency: 'one_time',
@@ -248,7 +236,7 @@ describe('frequencies', () => {
     });
     assert.equal(schedule.currency, 'KES');
     assert.equal(schedule.collection_method, 'reminder_only');
-    const [only] = await obligationsOf(api, schedule.id);
+    const [only] = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.equal(only?.track_id, null);
     assert.equal(only?.amount, 7_000);
   });
@@ -263,7 +251,7 @@ describe('frequencies', () => {
       'auto_debit',
       'mixed',
     ]) {
-      const schedule = await createSchedule(api, {
+      const schedule = await newSchedule(api, {
         target_type: 'generic_collection',
         frequency: 'one_time',
         fixed_amount: 100,
@@ -441,7 +429,7 @@ describe('actions', () => {
   /** A schedule on a plan brought to `status`. */
   async function scheduleIn(api: Client, status: string) {
     const plan = await newTrack(api, { amount: 100_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'monthly',
@@ -481,10 +469,10 @@ describe('actions', () => {
   test('a draft has no obligations until activate generates them', async () => {
     const { api } = await newWorkspace(t);
     const { schedule } = await scheduleIn(api, 'draft');
-    assert.equal((await obligationsOf(api, schedule.id)).length, 0);
+    assert.equal((await obligationsOf<ObligationOut>(api, schedule.id)).length, 0);
     assert.equal(schedule.next_due_date, null);
     await act(api, schedule.id, { action: 'activate' });
-    assert.deepEqual(dates(await obligationsOf(api, schedule.id)), [
+    assert.deepEqual(dates(await obligationsOf<ObligationOut>(api, schedule.id)), [
       '2028-01-20',
       '2028-02-20',
       '2028-03-20',
@@ -498,7 +486,7 @@ describe('actions', () => {
     const res = await act(api, schedule.id, { action: 'cancel' });
     assert.equal(res.body.data.next_due_date, null);
     assert.deepEqual(
-      (await obligationsOf(api, schedule.id)).map((o) => o.status),
+      (await obligationsOf<ObligationOut>(api, schedule.id)).map((o) => o.status),
       ['paid', 'cancelled', 'cancelled'],
     );
     // A payment no longer goes to a cancelled obligation.
@@ -544,7 +532,7 @@ describe('generation and the 12-ahead window', () => {
   test('open-ended schedules are topped up as the test clock moves; a paused one is not, resume skips the pause', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 10_000_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'weekly',
@@ -554,7 +542,7 @@ describe('generation and the 12-ahead window', () => {
     const moved = await api.post('/account/test-clock/advance', { days: 21 });
     assert.equal(moved.status, 200);
     assert.ok(moved.body.data.ran['schedules.top_up'] >= 3, JSON.stringify(moved.body.data.ran));
-    let items = await obligationsOf(api, schedule.id);
+    let items = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.equal(items.length, 15);
     assert.equal(items.filter((o) => o.due_date >= '2028-02-10').length, 12);
     assert.deepEqual(
@@ -564,9 +552,9 @@ describe('generation and the 12-ahead window', () => {
 
     await act(api, schedule.id, { action: 'pause' });
     await api.post('/account/test-clock/advance', { days: 70 });
-    assert.equal((await obligationsOf(api, schedule.id)).length, 15);
+    assert.equal((await obligationsOf<ObligationOut>(api, schedule.id)).length, 15);
     await act(api, schedule.id, { action: 'resume' });
-    items = await obligationsOf(api, schedule.id);
+    items = await obligationsOf<ObligationOut>(api, schedule.id);
     // 2028-04-20 is today: the weeks of the pause after the last obligation are skipped.
     const upcoming = items.filter((o) => o.due_date >= '2028-04-20');
     assert.equal(upcoming.length, 12);
@@ -576,7 +564,7 @@ describe('generation and the 12-ahead window', () => {
   test('generate_obligations: its dry run writes nothing, and ten at once make no duplicate', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 10_000_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'daily',
@@ -585,7 +573,7 @@ describe('generation and the 12-ahead window', () => {
     });
     await act(api, schedule.id, { action: 'pause' });
     await api.post('/account/test-clock/advance', { days: 5 });
-    const before = await obligationsOf(api, schedule.id);
+    const before = await obligationsOf<ObligationOut>(api, schedule.id);
     const ledgerBefore = (await api.get(`/tracks/${plan.id}/ledger?limit=100`)).body.data.items.length;
 
     const dry = await act(api, schedule.id, { action: 'generate_obligations', dry_run: true });
@@ -595,7 +583,7 @@ describe('generation and the 12-ahead window', () => {
       dry.body.data.changes.created.map((o: { id: null; due_date: string }) => [o.id, o.due_date]),
       ['2028-02-01', '2028-02-02', '2028-02-03', '2028-02-04', '2028-02-05'].map((d) => [null, d]),
     );
-    assert.deepEqual(await obligationsOf(api, schedule.id), before);
+    assert.deepEqual(await obligationsOf<ObligationOut>(api, schedule.id), before);
     assert.equal((await api.get(`/tracks/${plan.id}/ledger?limit=100`)).body.data.items.length, ledgerBefore);
 
     const results = await Promise.all(
@@ -603,7 +591,7 @@ describe('generation and the 12-ahead window', () => {
     );
     assert.ok(results.every((r) => r.status === 200));
     assert.equal(sum(results.map((r) => r.body.data.changes.created.length)), 5);
-    const after = await obligationsOf(api, schedule.id);
+    const after = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.equal(after.length, 17);
     assert.equal(new Set(dates(after)).size, 17);
     assert.deepEqual(
@@ -618,7 +606,7 @@ describe('time zones', () => {
     const { api } = await newWorkspace(t, { timezone: 'America/New_York' });
     const plan = await newTrack(api, { amount: 100_000 });
     // 03:00 UTC on 1 March is still 29 February in New York.
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'one_time',
@@ -626,14 +614,14 @@ describe('time zones', () => {
       start_date: '2028-03-01T03:00:00Z',
     });
     assert.equal(schedule.timezone, 'America/New_York');
-    const [only] = await obligationsOf(api, schedule.id);
+    const [only] = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.equal(only?.due_date, '2028-02-29');
 
     await api.post('/account/test-clock/advance', { to: '2028-03-01T04:59:59Z' });
-    assert.equal((await obligationsOf(api, schedule.id))[0]?.status, 'pending');
+    assert.equal((await obligationsOf<ObligationOut>(api, schedule.id))[0]?.status, 'pending');
     const moved = await api.post('/account/test-clock/advance', { to: '2028-03-01T05:00:00Z' });
     assert.equal(moved.body.data.ran['obligations.overdue'], 1);
-    assert.equal((await obligationsOf(api, schedule.id))[0]?.status, 'overdue');
+    assert.equal((await obligationsOf<ObligationOut>(api, schedule.id))[0]?.status, 'overdue');
     const events = (await api.get('/events?type=obligation.overdue')).body.data.items;
     assert.equal(events.length, 1);
     assert.equal(events[0].data.object.id, only?.id);
@@ -641,7 +629,7 @@ describe('time zones', () => {
 
   test('Pacific/Auckland across its DST change, and Europe/London', async () => {
     const auckland = await newWorkspace(t, { timezone: 'Pacific/Auckland' });
-    const schedule = await createSchedule(auckland.api, {
+    const schedule = await newSchedule(auckland.api, {
       target_type: 'generic_collection',
       frequency: 'monthly',
       fixed_amount: 1_000,
@@ -663,7 +651,7 @@ describe('time zones', () => {
     assert.equal((await obligationsOf(auckland.api, schedule.id))[3]?.status, 'overdue');
 
     const london = await newWorkspace(t, { timezone: 'Europe/London' });
-    const summer = await createSchedule(london.api, {
+    const summer = await newSchedule(london.api, {
       target_type: 'generic_collection',
       frequency: 'daily',
       fixed_amount: 1_000,
@@ -679,7 +667,7 @@ describe('allocation', () => {
   test('oldest due date first across two schedules of a plan; partial; overpayment left unallocated; reversal re-opens', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 100_000 });
-    const monthly = await createSchedule(api, {
+    const monthly = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'monthly',
@@ -687,15 +675,15 @@ describe('allocation', () => {
       start_date: '2028-01-25T09:00:00Z',
       end_date: '2028-03-25T09:00:00Z',
     });
-    const deposit = await createSchedule(api, {
+    const deposit = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'one_time',
       fixed_amount: 5_000,
       start_date: '2028-01-21T09:00:00Z',
     });
-    const [jan, feb, mar] = await obligationsOf(api, monthly.id);
-    const [dep] = await obligationsOf(api, deposit.id);
+    const [jan, feb, mar] = await obligationsOf<ObligationOut>(api, monthly.id);
+    const [dep] = await obligationsOf<ObligationOut>(api, deposit.id);
 
     const first = await newPayment(api, plan.id, { amount: 12_000 });
     assert.deepEqual(first.allocations, [
@@ -703,8 +691,8 @@ describe('allocation', () => {
       { obligationId: jan?.id, amount: 7_000, reversedAt: null },
     ]);
     assert.equal(first.unallocatedAmount, 0);
-    assert.equal((await obligationsOf(api, deposit.id))[0]?.status, 'paid');
-    assert.equal((await obligationsOf(api, monthly.id))[0]?.status, 'partially_paid');
+    assert.equal((await obligationsOf<ObligationOut>(api, deposit.id))[0]?.status, 'paid');
+    assert.equal((await obligationsOf<ObligationOut>(api, monthly.id))[0]?.status, 'partially_paid');
 
     const second = await newPayment(api, plan.id, { amount: 40_000 });
     assert.deepEqual(
@@ -725,12 +713,12 @@ describe('allocation', () => {
     assert.ok(
       reversed.body.data.allocations.every((a: { reversedAt: string | null }) => a.reversedAt !== null),
     );
-    const depAfter = (await obligationsOf(api, deposit.id))[0];
+    const depAfter = (await obligationsOf<ObligationOut>(api, deposit.id))[0];
     // 21 January has passed by the start of the 21st in UTC: the re-opened deposit is overdue at once.
     assert.equal(depAfter?.status, 'pending');
     assert.equal(depAfter?.amount_paid, 0);
     assert.equal(depAfter?.allocations[0]?.reversed_at !== null, true);
-    const janAfter = (await obligationsOf(api, monthly.id))[0];
+    const janAfter = (await obligationsOf<ObligationOut>(api, monthly.id))[0];
     assert.equal(janAfter?.status, 'partially_paid');
     assert.equal(janAfter?.amount_paid, 3_000);
     assert.equal((await api.get(`/collection-schedules/${monthly.id}`)).body.data.status, 'active');
@@ -738,8 +726,8 @@ describe('allocation', () => {
 
     const track = (await api.get(`/tracks/${plan.id}`)).body.data;
     const owedAndPaid = [
-      ...(await obligationsOf(api, monthly.id)),
-      ...(await obligationsOf(api, deposit.id)),
+      ...(await obligationsOf<ObligationOut>(api, monthly.id)),
+      ...(await obligationsOf<ObligationOut>(api, deposit.id)),
     ];
     assert.equal(sum(owedAndPaid.map((o) => o.amount_paid)), 23_000);
     assert.equal(track.amountPaid, 40_000);
@@ -756,7 +744,7 @@ describe('allocation', () => {
   test('a past-due obligation re-opened by a reversal is overdue again at once', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 100_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'one_time',
@@ -764,17 +752,17 @@ describe('allocation', () => {
       start_date: '2028-01-10T09:00:00Z',
     });
     await api.post('/account/test-clock/advance', { hours: 1 });
-    assert.equal((await obligationsOf(api, schedule.id))[0]?.status, 'overdue');
+    assert.equal((await obligationsOf<ObligationOut>(api, schedule.id))[0]?.status, 'overdue');
     const payment = await newPayment(api, plan.id, { amount: 10_000 });
-    assert.equal((await obligationsOf(api, schedule.id))[0]?.status, 'paid');
+    assert.equal((await obligationsOf<ObligationOut>(api, schedule.id))[0]?.status, 'paid');
     await api.post(`/payments/${payment.id}/reverse`, {});
-    assert.equal((await obligationsOf(api, schedule.id))[0]?.status, 'overdue');
+    assert.equal((await obligationsOf<ObligationOut>(api, schedule.id))[0]?.status, 'overdue');
   });
 
   test('a plan paid off completes its schedules, open-ended ones too: its payments paid every open obligation', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 25_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'monthly',
@@ -786,7 +774,7 @@ describe('allocation', () => {
     await newPayment(api, plan.id, { amount: 12_000 });
     await newPayment(api, plan.id, { amount: 23_000 });
     assert.equal((await api.get(`/collection-schedules/${schedule.id}`)).body.data.status, 'completed');
-    const items = await obligationsOf(api, schedule.id);
+    const items = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.deepEqual(
       items.map((o) => [o.status, o.amount, o.amount_paid]),
       [
@@ -809,7 +797,7 @@ describe('allocation', () => {
   test('100 concurrent payments of random amounts: the obligations were paid exactly what the plan was', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 10_000_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'monthly',
@@ -829,7 +817,7 @@ describe('allocation', () => {
     }
     const track = (await api.get(`/tracks/${plan.id}`)).body.data;
     assert.equal(track.amountPaid, sum(amounts));
-    const items = await obligationsOf(api, schedule.id);
+    const items = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.equal(sum(items.map((o) => o.amount_paid)), track.amountPaid);
     // Oldest first: every obligation before the last touched one is paid in full.
     const touched = items.filter((o) => o.amount_paid > 0);
@@ -841,7 +829,7 @@ describe('sync_payment_plan', () => {
   test('after a partial payment, an amount change and a pause, the open obligations owe exactly the balance', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 100_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'monthly',
@@ -850,25 +838,25 @@ describe('sync_payment_plan', () => {
     });
     const owed = async () =>
       sum(
-        (await obligationsOf(api, schedule.id))
+        (await obligationsOf<ObligationOut>(api, schedule.id))
           .filter((o) => ['pending', 'partially_paid', 'overdue'].includes(o.status))
           .map((o) => o.amount - o.amount_paid),
       );
     const balance = async () => (await api.get(`/tracks/${plan.id}`)).body.data.balance;
     assert.equal(await owed(), 96_000);
 
-    const before = await obligationsOf(api, schedule.id);
+    const before = await obligationsOf<ObligationOut>(api, schedule.id);
     const dry = await act(api, schedule.id, { action: 'sync_payment_plan', dry_run: true });
     assert.equal(dry.status, 200, JSON.stringify(dry.body));
     assert.equal(dry.body.data.changes.owed_after, 100_000);
-    assert.deepEqual(await obligationsOf(api, schedule.id), before);
+    assert.deepEqual(await obligationsOf<ObligationOut>(api, schedule.id), before);
 
     const synced = await act(api, schedule.id, { action: 'sync_payment_plan' });
     assert.deepEqual(synced.body.data.changes, { ...dry.body.data.changes, dry_run: false });
     assert.equal(await owed(), 100_000);
     // 100,000 over 12: four of 8,334 and eight of 8,333.
     assert.deepEqual(
-      (await obligationsOf(api, schedule.id)).map((o) => o.amount),
+      (await obligationsOf<ObligationOut>(api, schedule.id)).map((o) => o.amount),
       [8_334, 8_334, 8_334, 8_334, 8_333, 8_333, 8_333, 8_333, 8_333, 8_333, 8_333, 8_333],
     );
 
@@ -878,14 +866,14 @@ describe('sync_payment_plan', () => {
     await act(api, schedule.id, { action: 'sync_payment_plan' });
     assert.equal(await balance(), 125_000);
     assert.equal(await owed(), 125_000);
-    const first = (await obligationsOf(api, schedule.id))[0];
+    const first = (await obligationsOf<ObligationOut>(api, schedule.id))[0];
     assert.equal(first?.amount_paid, 5_000);
   });
 
   test('adds one obligation when none is open and a balance is left; a plan-less schedule cannot sync', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 30_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'one_time',
@@ -904,7 +892,7 @@ describe('sync_payment_plan', () => {
     assert.equal(res.body.data.changes.owed_after, 20_000);
     assert.equal(res.body.data.next_due_date, '2028-01-21');
 
-    const generic = await createSchedule(api, {
+    const generic = await newSchedule(api, {
       target_type: 'generic_collection',
       frequency: 'one_time',
       fixed_amount: 1_000,
@@ -920,14 +908,14 @@ describe('lists and scopes', () => {
   test('filters by status, target_type and target_id; schedules:read reads, only schedules:write acts', async () => {
     const { api, workspaceId } = await newWorkspace(t);
     const plan = await newTrack(api);
-    const a = await createSchedule(api, {
+    const a = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'one_time',
       fixed_amount: 1_000,
       start_date: NOW,
     });
-    const b = await createSchedule(api, {
+    const b = await newSchedule(api, {
       target_type: 'generic_collection',
       frequency: 'one_time',
       fixed_amount: 1_000,
@@ -955,7 +943,7 @@ describe('lists and scopes', () => {
   test('another workspace or mode sees none of them', async () => {
     const a = await newWorkspace(t);
     const b = await newWorkspace(t);
-    const schedule = await createSchedule(a.api, {
+    const schedule = await newSchedule(a.api, {
       target_type: 'generic_collection',
       frequency: 'one_time',
       fixed_amount: 1_000,
@@ -975,7 +963,7 @@ describe('plan changes reach its schedules', () => {
   test('archiving a plan cancels its schedules and their open obligations', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 100_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'weekly',
@@ -986,7 +974,7 @@ describe('plan changes reach its schedules', () => {
     assert.equal((await api.delete(`/tracks/${plan.id}`)).status, 200);
     const after = (await api.get(`/collection-schedules/${schedule.id}`)).body.data;
     assert.equal(after.status, 'cancelled');
-    const items = await obligationsOf(api, schedule.id);
+    const items = await obligationsOf<ObligationOut>(api, schedule.id);
     assert.equal(items[0]?.status, 'paid');
     assert.ok(items.slice(1).every((o) => o.status === 'cancelled'));
     const types = (await api.get('/events?type=schedule.cancelled')).body.data.items;
@@ -994,13 +982,13 @@ describe('plan changes reach its schedules', () => {
     assert.deepEqual(types[0].data.previous_attributes, { status: 'active' });
     // Nothing is topped up or turns overdue afterwards.
     await api.post('/account/test-clock/advance', { days: 60 });
-    assert.deepEqual(await obligationsOf(api, schedule.id), items);
+    assert.deepEqual(await obligationsOf<ObligationOut>(api, schedule.id), items);
   });
 
   test('an amount lowered to what was paid completes the plan and its schedules', async () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 100_000 });
-    const schedule = await createSchedule(api, {
+    const schedule = await newSchedule(api, {
       target_type: 'payment_plan',
       target_id: plan.id,
       frequency: 'monthly',
@@ -1011,7 +999,7 @@ describe('plan changes reach its schedules', () => {
     const res = await api.patch(`/tracks/${plan.id}`, { amount: 30_000 });
     assert.equal(res.body.data.status, 'completed');
     assert.equal((await api.get(`/collection-schedules/${schedule.id}`)).body.data.status, 'completed');
-    const open = (await obligationsOf(api, schedule.id)).filter((o) =>
+    const open = (await obligationsOf<ObligationOut>(api, schedule.id)).filter((o) =>
       ['pending', 'partially_paid', 'overdue'].includes(o.status),
     );
     assert.equal(open.length, 0);
@@ -1021,7 +1009,7 @@ describe('plan changes reach its schedules', () => {
     const { api } = await newWorkspace(t);
     const plan = await newTrack(api, { amount: 120_000 });
     const oneTime = (fixed: number, day: string) =>
-      createSchedule(api, {
+      newSchedule(api, {
         target_type: 'payment_plan',
         target_id: plan.id,
         frequency: 'one_time',
@@ -1032,7 +1020,7 @@ describe('plan changes reach its schedules', () => {
     const b = await oneTime(10_000, '2028-01-25');
     await oneTime(100_000, '2028-03-01');
     await newPayment(api, plan.id, { amount: 15_000 });
-    assert.equal((await obligationsOf(api, b.id))[0]?.amount_paid, 5_000);
+    assert.equal((await obligationsOf<ObligationOut>(api, b.id))[0]?.amount_paid, 5_000);
     // As a plan was left before obligations were bounded by the balance: the March obligation asks the whole
     // balance (105,000), so b should owe nothing more.
     await t.ctx.db
@@ -1045,7 +1033,7 @@ describe('plan changes reach its schedules', () => {
     assert.equal(synced.status, 200, JSON.stringify(synced.body));
     assert.deepEqual(synced.body.data.changes.updated, [
       {
-        id: (await obligationsOf(api, b.id))[0]?.id,
+        id: (await obligationsOf<ObligationOut>(api, b.id))[0]?.id,
         due_date: '2028-01-25',
         amount: 5_000,
         previous_amount: 10_000,

@@ -27,8 +27,13 @@ export async function approvedMandate(t: TestApp, api: Client, scheduleId: strin
  * A plan of three monthly automatic debits of `fixedAmount`, due 25 Jan, 25 Feb and 25 Mar 2028 (`method`
  * auto_debit unless given).
  */
-export async function threeMonthlyDebits(api: Client, fixedAmount: number, method = 'auto_debit') {
-  const customer = await newCustomer(api);
+export async function threeMonthlyDebits(
+  api: Client,
+  fixedAmount: number,
+  method = 'auto_debit',
+  customerFields: Record<string, unknown> = {},
+) {
+  const customer = await newCustomer(api, customerFields);
   const plan = await newTrack(api, { customerId: customer.id, amount: 3 * fixedAmount });
   const schedule = await newSchedule(api, {
     target_type: 'payment_plan',
@@ -40,4 +45,15 @@ export async function threeMonthlyDebits(api: Client, fixedAmount: number, metho
     collection_method: method,
   });
   return { customer, plan, schedule };
+}
+
+/** A schedule's obligations in due date order (the first 100). */
+export async function obligationsOf<Row = Record<string, any>>(
+  api: Client,
+  scheduleId: string,
+): Promise<Row[]> {
+  const res = await api.get(`/collection-schedules/${scheduleId}/obligations?limit=100`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const items: { due_date: string; id: string }[] = res.body.data.items;
+  return [...items].sort((a, b) => a.due_date.localeCompare(b.due_date) || a.id.localeCompare(b.id)) as Row[];
 }
