@@ -56,9 +56,8 @@ function registerQueueGauges(ctx: AppContext): void {
     registers,
     async collect() {
       const row = await ctx.db
-        .selectFrom('events')
+        .selectFrom('event_outbox')
         .select(sql<number>`count(*)`.as('n'))
-        .where('dispatched_at', 'is', null)
         .executeTakeFirst();
       this.set(Number(row?.n ?? 0));
     },

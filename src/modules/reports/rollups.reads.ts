@@ -4,14 +4,7 @@ import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
-import {
-  LEDGER_ANY,
-  LEDGER_UNROLLED,
-  ledgerKind,
-  OBLIGATION_UNROLLED,
-  OWED_NOW,
-  PAYMENT_UNROLLED,
-} from './rollups.marks.js';
+import { ledgerKind, OBLIGATION_UNROLLED, OWED_NOW } from './rollups.marks.js';
 import { type InstantRange, slotOf, splitRange } from './rollups.slots.js';
 import type { RollupSource } from './rollups.table.js';
 
@@ -28,10 +21,6 @@ export interface SlotTally extends Tally {
   slot: string;
 }
 
-const recordedAmount = (status: string) =>
-  sql<string | number>`coalesce(sum(case when ${sql.ref(status)} = 'recorded' then amount else 0 end), 0)`;
-const recordedCount = (status: string) =>
-  sql<string | number>`coalesce(sum(case when ${sql.ref(status)} = 'recorded' then 1 else 0 end), 0)`;
 const noPlan = sql<number>`case when track_id is null then 1 else 0 end`;
 
 function tallies(
@@ -45,15 +34,24 @@ function tallies(
   }));
 }
 
-function rollupTotals(db: DbOrTrx, tenant: TenantRef, source: RollupSource, whole: InstantRange) {
+/** The rollup's rows of whole slots, or the deltas not folded into them yet (`table`). */
+function rollupTotals(
+  db: DbOrTrx,
+  table: 'report_rollups' | 'rollup_deltas',
+  tenant: TenantRef,
+  source: RollupSource,
+  whole: InstantRange,
+) {
   let q = db
-    .selectFrom('report_rollups')
+    .selectFrom(table as 'report_rollups')
     .where(inTenant(tenant))
     .where('source', '=', source)
     .where('slot', '<', slotOf(whole.to));
   if (whole.from) q = q.where('slot', '>=', slotOf(whole.from));
   return q;
 }
+
+const FOLDED_AND_NOT = ['report_rollups', 'rollup_deltas'] as const;
 
 function ledgerRows(db: DbOrTrx, tenant: TenantRef, range: InstantRange) {
   let q = db.selectFrom('ledger_entries').where(inTenant(tenant)).where('occurred_at', '<', range.to);
@@ -63,24 +61,31 @@ function ledgerRows(db: DbOrTrx, tenant: TenantRef, range: InstantRange) {
 
 /**
  * Ledger totals per currency and kind of the entries that occurred before `end` (and at or after `from`), exact
- * at any moment when read in one snapshot: the rollup's whole slots, the entries not folded in yet, and the
+ * at any moment when read in one snapshot: the rollup's whole slots with the deltas not folded in yet, and the
  * entries of the partial slots at the edges.
  */
 export async function ledgerTotals(db: DbOrTrx, tenant: TenantRef, from: string | null, end: string) {
   const split = splitRange(from, end);
   const parts: Tally[] = [];
-  const byKind = (
-    rows: {
-      currency: string;
-      type: string;
-      no_plan: number | string;
-      amount: string | number;
-      count: string | number;
-    }[],
-  ) => tallies(rows.map((r) => ({ ...r, kind: ledgerKind(r.type, Number(r.no_plan) === 1 ? null : '') })));
-  const rawTotals = (range: InstantRange, unrolledOnly: boolean) => {
-    const q = ledgerRows(db, tenant, range).where(unrolledOnly ? LEDGER_UNROLLED : LEDGER_ANY);
-    return q
+  if (split.whole) {
+    for (const table of FOLDED_AND_NOT) {
+      parts.push(
+        ...tallies(
+          await rollupTotals(db, table, tenant, 'ledger', split.whole)
+            .select([
+              'currency',
+              'kind',
+              sql<string | number>`sum(amount)`.as('amount'),
+              sql<string | number>`sum(count)`.as('count'),
+            ])
+            .groupBy(['currency', 'kind'])
+            .execute(),
+        ),
+      );
+    }
+  }
+  for (const edge of split.edges) {
+    const rows = await ledgerRows(db, tenant, edge)
       .select([
         'currency',
         'type',
@@ -90,24 +95,10 @@ export async function ledgerTotals(db: DbOrTrx, tenant: TenantRef, from: string 
       ])
       .groupBy(['currency', 'type', noPlan])
       .execute();
-  };
-  if (split.whole) {
     parts.push(
-      ...tallies(
-        await rollupTotals(db, tenant, 'ledger', split.whole)
-          .select([
-            'currency',
-            'kind',
-            sql<string | number>`sum(amount)`.as('amount'),
-            sql<string | number>`sum(count)`.as('count'),
-          ])
-          .groupBy(['currency', 'kind'])
-          .execute(),
-      ),
-      ...byKind(await rawTotals(split.whole, true)),
+      ...tallies(rows.map((r) => ({ ...r, kind: ledgerKind(r.type, Number(r.no_plan) === 1 ? null : '') }))),
     );
   }
-  for (const edge of split.edges) parts.push(...byKind(await rawTotals(edge, false)));
   return parts;
 }
 
@@ -119,7 +110,8 @@ function paymentRows(db: DbOrTrx, tenant: TenantRef, range: InstantRange) {
 
 /**
  * Recorded (not reversed) payments paid in [from, end), per currency, method and slot; exact at any moment when
- * read in one snapshot. A slot's figures may net to nothing (a folded payment since reversed).
+ * read in one snapshot. A slot's figures may net to nothing (a payment since reversed), and a slot may come
+ * twice (from the rollup and from the deltas not folded in yet).
  */
 export async function paymentSlots(
   db: DbOrTrx,
@@ -138,23 +130,20 @@ export async function paymentSlots(
     count: string | number;
   }[] = [];
   if (split.whole) {
-    rows.push(
-      ...(await rollupTotals(db, tenant, 'payments', split.whole)
-        .select(['currency', 'kind', 'slot', 'amount', 'count'])
-        .execute()),
-      // Not folded in yet: what each payment is now, less what it was folded in as.
-      ...(await paymentRows(db, tenant, split.whole)
-        .where(PAYMENT_UNROLLED)
-        .select([
-          'currency',
-          'method as kind',
-          slot.as('slot'),
-          sql<number>`${recordedAmount('status')} - ${recordedAmount('rolled_status')}`.as('amount'),
-          sql<number>`${recordedCount('status')} - ${recordedCount('rolled_status')}`.as('count'),
-        ])
-        .groupBy(['currency', 'method', slot])
-        .execute()),
-    );
+    for (const table of FOLDED_AND_NOT) {
+      rows.push(
+        ...(await rollupTotals(db, table, tenant, 'payments', split.whole)
+          .select([
+            'currency',
+            'kind',
+            'slot',
+            sql<string | number>`sum(amount)`.as('amount'),
+            sql<string | number>`sum(count)`.as('count'),
+          ])
+          .groupBy(['currency', 'kind', 'slot'])
+          .execute()),
+      );
+    }
   }
   for (const edge of split.edges) {
     rows.push(

@@ -1,3 +1,0 @@
-// The ledger module's public face.
-
-export { markLedgerEntriesRolledUp } from './ledger.rollup-marks.js';
