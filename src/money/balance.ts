@@ -102,7 +102,7 @@ export async function applyBalanceChange(
       open = open_obligations;
       track = row;
     } else track = moved;
-  } else track = await move(trx).executeTakeFirst();
+  } else track = (await staysActive(trx, tenant, change, net, now)) ?? (await move(trx).executeTakeFirst());
   if (!track) {
     const current = await trx
       .selectFrom('tracks')
@@ -143,6 +143,31 @@ export async function applyBalanceChange(
     else await recordEvents(trx, events);
   }
   return open ? { ok: true, track, open } : { ok: true, track };
+}
+
+/**
+ * SQLite: the move of an active plan that stays active, which sets no status. SQLite rewrites the entries of
+ * every index whose columns an update sets, changed or not, and three indexes of plans hold the status (the
+ * statuses, the active plans by due date, the rollup's marks). Undefined when the plan is not such a plan (not
+ * active, or paid off by this change): the general move then decides.
+ */
+async function staysActive(trx: DbOrTrx, tenant: Tenant, change: BalanceChange, net: number, now: string) {
+  if (!change.from.includes('active')) return undefined;
+  return trx
+    .updateTable('tracks')
+    .set({
+      amount: sql`amount + ${change.amountDelta}`,
+      amount_paid: sql`amount_paid + ${change.paidDelta}`,
+      balance: sql`balance + ${net}`,
+      updated_at: now,
+    })
+    .where('id', '=', change.trackId)
+    .where(inTenant(tenant))
+    .where('status', '=', 'active')
+    .where(sql<boolean>`balance + ${net} > 0`)
+    .where(sql<boolean>`amount_paid + ${change.paidDelta} >= 0`)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** The ledger entry of the plan row a CTE named `moved` returns, for the statement that moved its balance. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { freshDatabase } from '../helpers/app.js';
 import { migrationsBefore } from '../helpers/migrations.js';
@@ -54,6 +54,46 @@ function entry(id: string, minute: number, rolledUp: number, trackId: string | n
     created_at: at(minute),
     rolled_up: rolledUp,
   };
+}
+
+function obligation(id: string, status: string, amount: number, paid: number, rolledOwed: number) {
+  return {
+    id,
+    workspace_id: 'ws_1',
+    mode: 'test',
+    schedule_id: `sch_${id}`,
+    track_id: 'trk_1',
+    sequence: 1,
+    due_date: '2028-02-01',
+    amount,
+    amount_paid: paid,
+    currency: 'NGN',
+    status,
+    overdue_at: at(0),
+    paid_at: null,
+    allocations: '[]',
+    created_at: at(0),
+    updated_at: at(0),
+    rolled_owed: rolledOwed,
+  };
+}
+
+/** Rows that name a schedule and a plan this test does not make (on PostgreSQL, with no trigger either). */
+async function withoutForeignKeys(
+  db: Kysely<any>,
+  dialect: string,
+  write: (db: Kysely<any>) => Promise<unknown>,
+) {
+  if (dialect === 'sqlite') {
+    await sql`pragma foreign_keys = off`.execute(db);
+    await write(db);
+    await sql`pragma foreign_keys = on`.execute(db);
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    await sql`set local session_replication_role = replica`.execute(trx);
+    await write(trx);
+  });
 }
 
 function event(id: string, dispatched: boolean) {
@@ -117,6 +157,16 @@ describe('migration 0039', () => {
         .insertInto('events')
         .values([event('evt_relayed', true), event('evt_waiting', false)])
         .execute();
+      await withoutForeignKeys(db, dialect, (writer) =>
+        writer
+          .insertInto('obligations')
+          .values([
+            obligation('obl_open', 'pending', 500, 100, 0),
+            obligation('obl_folded', 'partially_paid', 300, 100, 200),
+            obligation('obl_paid_since', 'paid', 200, 200, 200),
+          ])
+          .execute(),
+      );
 
       assert.ok((await migrateToLatest(handle.db, dialect)).includes('0039_marks_off_the_rows'));
       const deltas = async () =>
@@ -148,6 +198,8 @@ describe('migration 0039', () => {
           delta('payments', '2028-01-20T12:00', 'cash', -103, -1),
           delta('payments', '2028-01-20T12:00', 'cash', -104, -1),
           delta('payments', '2028-01-20T12:15', 'bank_transfer', 120, 1),
+          delta('obligations', '2028-02-01', '', 400, 0),
+          delta('obligations', '2028-02-01', '', -200, 0),
         ]),
       );
       assert.deepEqual(await db.selectFrom('event_outbox').select('event_id').execute(), [
@@ -174,11 +226,25 @@ describe('migration 0039', () => {
       await db.insertInto('ledger_entries').values(later).execute();
       const { dispatched_at: _event, ...next } = event('evt_after', false);
       await db.insertInto('events').values(next).execute();
+      await db.updateTable('obligations').set({ amount_paid: 150 }).where('id', '=', 'obl_folded').execute();
+      await db
+        .updateTable('obligations')
+        .set({ updated_at: at(50) })
+        .where('id', '=', 'obl_folded')
+        .execute();
+      await db
+        .updateTable('obligations')
+        .set({ due_date: '2028-03-01' })
+        .where('id', '=', 'obl_folded')
+        .execute();
       assert.deepEqual(await deltas(), [
         delta('payments', '2028-01-20T12:30', 'cash', 131, 1),
         delta('payments', '2028-01-20T12:30', 'cash', -131, -1),
         delta('payments', '2028-01-20T12:00', 'cash', 105, 1),
         delta('ledger', '2028-01-20T12:30', 'payment.recorded', -54, 1),
+        delta('obligations', '2028-02-01', '', -50, 0),
+        delta('obligations', '2028-02-01', '', -150, 0),
+        delta('obligations', '2028-03-01', '', 150, 0),
       ]);
       assert.deepEqual(await db.selectFrom('event_outbox').select('event_id').execute(), [
         { event_id: 'evt_after' },

@@ -5,15 +5,16 @@ import { columnTypes, type DialectName } from '../dialect.js';
  * Frozen. What the report rollup and the event relay have still to do is kept in queues of their own, written by
  * triggers in the statement that writes the row, instead of marks on the rows themselves.
  *
- * The marks (`ledger_entries.rolled_up`, `payments.rolled_status`, `events.dispatched_at`) were indexed columns,
- * so setting one wrote the whole row again with an entry in each of its table's indexes (on PostgreSQL no such
- * update is HOT): after 24,500 payments, 49,000 events, 24,500 ledger entries and 24,500 payments had each been
- * written twice, and the indexes that found unmarked rows filled with entries of rows marked since, which every
- * relay and fold read through.
+ * The marks (`ledger_entries.rolled_up`, `payments.rolled_status`, `obligations.rolled_owed`,
+ * `events.dispatched_at`) were indexed columns, so setting one wrote the whole row again with an entry in each of
+ * its table's indexes (on PostgreSQL no such update is HOT): after 24,500 payments, 49,000 events, 24,500 ledger
+ * entries and 24,500 payments had each been written twice, and the indexes that found unmarked rows filled with
+ * entries of rows marked since, which every relay and fold read through.
  *
  * - `rollup_deltas`: what a row adds to the report rollup (tenant, source, slot, currency, kind, amount, count),
- *   one row per ledger entry and one per change of a payment in or out of `recorded`. The rollup sweep sums them
- *   into `report_rollups` and deletes them in one transaction; a report reads both.
+ *   one row per ledger entry, one per change of a payment in or out of `recorded`, one per change of what an
+ *   obligation owes (slot its due date, kind '', count 0). The rollup sweep sums them into `report_rollups` and
+ *   deletes them in one transaction; a report reads both.
  * - `event_outbox`: the id of each event not relayed yet. The relay hands the events on and deletes their ids.
  *
  * What was not folded or relayed yet goes into the queues here.
@@ -60,9 +61,17 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     sql`select ${sql.raw(row)}.workspace_id, ${sql.raw(row)}.mode, 'ledger', ${slot(`${row}.occurred_at`)}, ${sql.raw(row)}.currency, ${ledgerKind(row)}, ${sql.raw(row)}.amount, 1`;
   const paymentDelta = (row: string, sign: 1 | -1) =>
     sql`select ${sql.raw(row)}.workspace_id, ${sql.raw(row)}.mode, 'payments', ${slot(`${row}.paid_at`)}, ${sql.raw(row)}.currency, ${sql.raw(row)}.method, ${sql.raw(String(sign))} * ${sql.raw(row)}.amount, ${sql.raw(String(sign))}`;
+  const owed = (row: string) =>
+    sql.raw(
+      `(case when ${row}.status in ('pending', 'partially_paid', 'overdue') then ${row}.amount - ${row}.amount_paid else 0 end)`,
+    );
+  const obligationDelta = (row: string, amount: RawBuilder<unknown>) =>
+    sql`select ${sql.raw(row)}.workspace_id, ${sql.raw(row)}.mode, 'obligations', ${sql.raw(row)}.due_date, ${sql.raw(row)}.currency, '', ${amount}, 0`;
+  const distinct = pg ? 'is distinct from' : 'is not';
+  const sameSlot = sql.raw(`old.due_date = new.due_date and old.currency = new.currency`);
   const paymentChanged = sql.raw(
     ['status', 'method', 'paid_at', 'amount', 'currency']
-      .map((column) => `old.${column} ${pg ? 'is distinct from' : 'is not'} new.${column}`)
+      .map((column) => `old.${column} ${distinct} new.${column}`)
       .join(' or '),
   );
 
@@ -76,6 +85,9 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await sql`insert into rollup_deltas ${columns} ${paymentDelta('p', -1)} from payments p where p.rolled_status = 'recorded' and p.status <> 'recorded'`.execute(
     db,
   );
+  await sql`insert into rollup_deltas ${columns} ${obligationDelta('o', sql`${owed('o')} - o.rolled_owed`)} from obligations o where o.rolled_owed <> ${owed('o')}`.execute(
+    db,
+  );
   await sql`insert into event_outbox (event_id) select id from events where dispatched_at is null`.execute(
     db,
   );
@@ -83,9 +95,11 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema.dropIndex('ledger_by_time').execute();
   await db.schema.dropIndex('payments_unrolled').execute();
   await db.schema.dropIndex('events_undispatched').execute();
+  await db.schema.dropIndex('obligations_unrolled').execute();
   await db.schema.alterTable('ledger_entries').dropColumn('rolled_up').execute();
   await db.schema.alterTable('payments').dropColumn('rolled_status').execute();
   await db.schema.alterTable('events').dropColumn('dispatched_at').execute();
+  await db.schema.alterTable('obligations').dropColumn('rolled_owed').execute();
   // Entries in time order: the edges of a report's range, read from the rows.
   await db.schema
     .createIndex('ledger_by_time')
@@ -114,6 +128,20 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
       end
       $$`.execute(db);
     await sql`
+      create function rollup_obligation() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then
+          insert into rollup_deltas ${columns} ${obligationDelta('new', owed('new'))};
+        elsif ${sameSlot} then
+          insert into rollup_deltas ${columns} ${obligationDelta('new', sql`${owed('new')} - ${owed('old')}`)};
+        else
+          insert into rollup_deltas ${columns} ${obligationDelta('old', sql`-${owed('old')}`)};
+          insert into rollup_deltas ${columns} ${obligationDelta('new', owed('new'))};
+        end if;
+        return null;
+      end
+      $$`.execute(db);
+    await sql`
       create function queue_event() returns trigger language plpgsql as $$
       begin
         insert into event_outbox (event_id) values (new.id);
@@ -130,6 +158,12 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
       db,
     );
     await sql`create trigger events_outbox after insert on events for each row execute function queue_event()`.execute(
+      db,
+    );
+    await sql`create trigger obligations_rollup_insert after insert on obligations for each row when (${owed('new')} <> 0) execute function rollup_obligation()`.execute(
+      db,
+    );
+    await sql`create trigger obligations_rollup_update after update on obligations for each row when (${owed('old')} <> ${owed('new')} or old.due_date <> new.due_date or old.currency <> new.currency) execute function rollup_obligation()`.execute(
       db,
     );
     return;
@@ -153,5 +187,18 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await sql`
     create trigger events_outbox after insert on events begin
       insert into event_outbox (event_id) values (new.id);
+    end`.execute(db);
+  await sql`
+    create trigger obligations_rollup_insert after insert on obligations when ${owed('new')} <> 0 begin
+      insert into rollup_deltas ${columns} ${obligationDelta('new', owed('new'))};
+    end`.execute(db);
+  await sql`
+    create trigger obligations_rollup_update after update on obligations when ${sameSlot} and ${owed('old')} <> ${owed('new')} begin
+      insert into rollup_deltas ${columns} ${obligationDelta('new', sql`${owed('new')} - ${owed('old')}`)};
+    end`.execute(db);
+  await sql`
+    create trigger obligations_rollup_move after update on obligations when not (${sameSlot}) begin
+      insert into rollup_deltas ${columns} ${obligationDelta('old', sql`-${owed('old')}`)};
+      insert into rollup_deltas ${columns} ${obligationDelta('new', owed('new'))};
     end`.execute(db);
 }

@@ -3,8 +3,6 @@ import { type DialectName, forUpdateSkipLocked } from '../../db/dialect.js';
 import type { Trx } from '../../db/schema.js';
 import { inTenantGroup, type TenantGroup } from '../../db/scoping.js';
 import { addExact, toSafeInteger } from '../../lib/money.js';
-import { markObligationsRolled } from '../schedules/index.js';
-import { OBLIGATION_UNROLLED, OWED_NOW } from './rollups.marks.js';
 import type { ReportRollupsTable } from './rollups.table.js';
 
 /** The rows one fold takes at most: its ids fit in one statement on both databases. */
@@ -76,49 +74,4 @@ export async function foldDeltas(trx: Trx, dialect: DialectName, group: TenantGr
     )
     .executeTakeFirst();
   return settle(trx, rollup, Number(deleted.numDeletedRows), rows.length, 'rollup deltas');
-}
-
-/** Folds up to `limit` obligations whose owed amount changed since they were last folded; returns how many. */
-export async function foldObligations(trx: Trx, dialect: DialectName, group: TenantGroup, limit: number) {
-  const rows = await forUpdateSkipLocked(
-    dialect,
-    trx
-      .selectFrom('obligations')
-      .select([
-        'id',
-        'workspace_id',
-        'mode',
-        'currency',
-        'due_date',
-        OWED_NOW.as('owed'),
-        sql<number>`rolled_owed`.as('rolled_owed'),
-      ])
-      .where(inTenantGroup(group))
-      .where(OBLIGATION_UNROLLED)
-      // In the order of the index of obligations not folded yet: PostgreSQL cannot estimate the condition, and
-      // without an order that index gives, it reads the whole table to find none.
-      .orderBy('workspace_id')
-      .orderBy('mode')
-      .orderBy('due_date')
-      .limit(limit),
-  ).execute();
-  if (rows.length === 0) return 0;
-  const rollup = new Map<string, RollupRow>();
-  for (const row of rows) {
-    addTo(rollup, {
-      workspace_id: row.workspace_id,
-      mode: row.mode,
-      source: 'obligations',
-      slot: row.due_date,
-      currency: row.currency,
-      kind: '',
-      amount: toSafeInteger(row.owed) - toSafeInteger(row.rolled_owed),
-      count: 0,
-    });
-  }
-  const marked = await markObligationsRolled(
-    trx,
-    rows.map((r) => ({ id: r.id, owed: toSafeInteger(r.owed) })),
-  );
-  return settle(trx, rollup, marked, rows.length, 'obligations');
 }

@@ -1,17 +1,12 @@
 import { type SqlBool, sql } from 'kysely';
 
-// The marks that say what the report rollup holds of obligations, plans and customers, as conditions: rows whose
-// mark differs from what they are now are not folded in yet. Each is written as its index's condition, so that
-// SQLite uses that index.
+// The marks that say what the report rollup holds of plans and customers, as conditions: rows whose mark differs
+// from what they are now are not counted yet. Each is written as its index's condition, so that SQLite uses that
+// index.
 
 /** The rollup kind of a ledger entry: its type, marked when it has no plan (it moves no plan's balance). */
 export const ledgerKind = (type: string, trackId: string | null) =>
   trackId === null ? `${type}~no_plan` : type;
-
-/** What an obligation owes now: what is left of it while open, else 0. The figure the obligations' rollup keeps. */
-export const OWED_NOW = sql<number>`case when status in ('pending', 'partially_paid', 'overdue') then amount - amount_paid else 0 end`;
-/** As in the index of obligations not folded yet, so that SQLite uses it. */
-export const OBLIGATION_UNROLLED = sql<SqlBool>`rolled_owed <> ${OWED_NOW}`;
 
 /**
  * Plans and customers are counted per status: the table each is read from and the statuses it may have, listed

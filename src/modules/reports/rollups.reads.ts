@@ -4,7 +4,7 @@ import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant } from '../../db/scoping.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
-import { ledgerKind, OBLIGATION_UNROLLED, OWED_NOW } from './rollups.marks.js';
+import { ledgerKind } from './rollups.marks.js';
 import { type InstantRange, slotOf, splitRange } from './rollups.slots.js';
 import type { RollupSource } from './rollups.table.js';
 
@@ -165,25 +165,19 @@ export async function paymentSlots(
 
 /**
  * What open obligations due in a range of calendar dates [from, to) (either end absent: no bound) still owe, per
- * currency and due date.
+ * currency and due date: the rollup and the deltas not folded into it yet.
  */
 export async function owedByDueDate(db: DbOrTrx, tenant: TenantRef, dates: { from?: string; to?: string }) {
-  let folded = db
-    .selectFrom('report_rollups')
-    .select(['currency', 'slot as due_date', sql<string | number>`sum(amount)`.as('amount')])
-    .where(inTenant(tenant))
-    .where('source', '=', 'obligations');
-  if (dates.to) folded = folded.where('slot', '<', dates.to);
-  if (dates.from) folded = folded.where('slot', '>=', dates.from);
-  let unfolded = db
-    .selectFrom('obligations')
-    .select(['currency', 'due_date', sql<string | number>`sum(${OWED_NOW} - rolled_owed)`.as('amount')])
-    .where(inTenant(tenant))
-    .where(OBLIGATION_UNROLLED);
-  if (dates.to) unfolded = unfolded.where('due_date', '<', dates.to);
-  if (dates.from) unfolded = unfolded.where('due_date', '>=', dates.from);
-  return [
-    ...(await folded.groupBy(['currency', 'slot']).execute()),
-    ...(await unfolded.groupBy(['currency', 'due_date']).execute()),
-  ];
+  const rows: { currency: string; due_date: string; amount: string | number }[] = [];
+  for (const table of FOLDED_AND_NOT) {
+    let q = db
+      .selectFrom(table as 'report_rollups')
+      .select(['currency', 'slot as due_date', sql<string | number>`sum(amount)`.as('amount')])
+      .where(inTenant(tenant))
+      .where('source', '=', 'obligations');
+    if (dates.to) q = q.where('slot', '<', dates.to);
+    if (dates.from) q = q.where('slot', '>=', dates.from);
+    rows.push(...(await q.groupBy(['currency', 'slot']).execute()));
+  }
+  return rows;
 }

@@ -5,14 +5,13 @@ import type { TenantGroup } from '../../db/scoping.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 import { eachDueBatch, limitReached } from '../../jobs/sweep-batches.js';
 import type { SweepDefinition } from '../../jobs/sweeps.js';
-import { FOLD_BATCH, foldDeltas, foldObligations } from './rollups.folds.js';
+import { FOLD_BATCH, foldDeltas } from './rollups.folds.js';
 import { foldStatuses } from './rollups.statuses.js';
 
 type Fold = (trx: Trx, dialect: DialectName, group: TenantGroup, limit: number) => Promise<number>;
 
 const FOLDS: Fold[] = [
   foldDeltas,
-  foldObligations,
   (trx, dialect, group, limit) => foldStatuses(trx, dialect, group, limit, 'plans'),
   (trx, dialect, group, limit) => foldStatuses(trx, dialect, group, limit, 'customers'),
 ];
@@ -27,8 +26,8 @@ const BATCH = 500;
 const MAX_BATCHES = 400;
 
 /**
- * Folds the deltas of new ledger entries and payments (and payments reversed since), what open obligations owe,
- * and how many plans and customers have each status into the report rollup, a batch per transaction. Reports stay
+ * Folds the deltas of new ledger entries and payments (and payments reversed since) and of what open obligations
+ * owe, and how many plans and customers have each status, into the report rollup, a batch per transaction. Reports stay
  * exact without it (they read what is not folded yet from the deltas and the rows); it keeps that part small.
  */
 export const rollupSweep: SweepDefinition = {

@@ -10,9 +10,9 @@ export type RollupSource = 'ledger' | 'payments' | 'obligations' | 'plans' | 'cu
 
 /**
  * Maintained report totals: per tenant, source, UTC quarter hour (`slot`), currency and kind, the sum and count
- * of the rows folded in. Ledger entries and payments come in through `rollup_deltas`; obligations, plans and
- * customers are marked on the rows (`obligations.rolled_owed`, `tracks.rolled_status`, `customers.rolled_status`),
- * set in the transaction that folds them.
+ * of the rows folded in. Ledger entries, payments and what obligations owe come in through `rollup_deltas`; plans
+ * and customers are marked on the rows (`tracks.rolled_status`, `customers.rolled_status`), set in the
+ * transaction that counts them.
  */
 export interface ReportRollupsTable {
   workspace_id: string;
@@ -27,14 +27,15 @@ export interface ReportRollupsTable {
 }
 
 /**
- * What ledger entries and payments add to the rollup and is not folded in yet: a row per ledger entry and per
- * change of a payment into or out of `recorded` (amount and count negative), written by triggers in the statement
- * that writes the entry or the payment (migration 0039). The rollup sweep sums them into `report_rollups` and
+ * What ledger entries, payments and obligations add to the rollup and is not folded in yet: a row per ledger
+ * entry, per change of a payment into or out of `recorded` (amount and count negative), and per change of what an
+ * obligation owes (its slot the due date, its kind ''), written by triggers in the statement that writes the row
+ * (migration 0039). The rollup sweep sums them into `report_rollups` and
  * deletes them in one transaction, so a report read in one snapshot counts each exactly once.
  */
 export interface RollupDeltasTable extends ReportRollupsTable {
   id: Generated<number | string>;
-  source: 'ledger' | 'payments';
+  source: 'ledger' | 'payments' | 'obligations';
 }
 
 declare module '../../db/schema.js' {
