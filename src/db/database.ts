@@ -63,16 +63,6 @@ export async function checkpointLog(db: Kysely<Database>): Promise<void> {
   await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
 }
 
-/**
- * PostgreSQL: frees the rows the queues have deleted (events relayed, rollup deltas folded, jobs done), whether
- * autovacuum runs or not. Each queue is read oldest first, so without it every read walks first through the
- * index entries of every row handled since: the fold's read of 2,198 deltas went through 45,970 entries (9 ms)
- * after 23,000 payments with autovacuum off.
- */
-export async function vacuumQueues(db: Kysely<Database>): Promise<void> {
-  await sql`vacuum (skip_locked) event_outbox, rollup_deltas, jobs`.execute(db);
-}
-
 /** How often SQLite's query planner statistics are brought up to date. */
 const STATISTICS_EVERY_MS = 60 * 60 * 1000;
 

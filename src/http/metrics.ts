@@ -56,8 +56,9 @@ function registerQueueGauges(ctx: AppContext): void {
     registers,
     async collect() {
       const row = await ctx.db
-        .selectFrom('event_outbox')
+        .selectFrom('events')
         .select(sql<number>`count(*)`.as('n'))
+        .where('dispatched_at', 'is', null)
         .executeTakeFirst();
       this.set(Number(row?.n ?? 0));
     },

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
-import { vacuumQueues } from '../db/database.js';
 import type { Trx } from '../db/schema.js';
 import { inTransaction } from '../db/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
@@ -27,8 +26,6 @@ export interface WorkerOptions {
 const DEFAULT_GROUP_CONCURRENCY = 4;
 const KEEP_FAILED_JOBS_MS = 30 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
-/** How often a worker vacuums the queues on PostgreSQL (`vacuumQueues`): some 5,000 rows each at 250 payments a second. */
-const VACUUM_QUEUES_EVERY_MS = 10_000;
 const MAX_ERROR_CHARS = 1000;
 
 /** A job that cannot succeed by being run again (unknown name, unreadable payload). */
@@ -78,7 +75,6 @@ export class Worker {
   private readonly claimPause = new Pause();
   private moreMayBeDue = false;
   private heartbeat: NodeJS.Timeout | null = null;
-  private vacuums: NodeJS.Timeout | null = null;
   private lastPrune = 0;
 
   constructor(
@@ -97,15 +93,6 @@ export class Worker {
     if (!this.stopped) return;
     this.stopped = false;
     this.heartbeat = setInterval(() => void this.renewLeases(), Math.max(10, Math.floor(this.leaseMs / 3)));
-    if (this.ctx.dialect === 'postgres') {
-      this.vacuums = setInterval(
-        () =>
-          void vacuumQueues(this.ctx.db).catch((error) =>
-            this.log.warn({ err: error }, 'vacuuming the queues failed'),
-          ),
-        VACUUM_QUEUES_EVERY_MS,
-      );
-    }
     this.loopDone = this.loop();
   }
 
@@ -119,8 +106,6 @@ export class Worker {
     await this.flush();
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
-    if (this.vacuums) clearInterval(this.vacuums);
-    this.vacuums = null;
   }
 
   /** Looks for due work now instead of at the next poll. */

@@ -73,6 +73,7 @@ export function eventRow<T extends EventType>(
     data: JSON.stringify(object),
     previous_attributes: previousAttributes ? JSON.stringify(previousAttributes) : null,
     created_at: now.toISOString(),
+    dispatched_at: null,
   };
 }
 

@@ -1,12 +1,28 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, test } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import { type Kysely, type Migration, Migrator } from 'kysely';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { freshDatabase } from '../helpers/app.js';
-import { migrationsBefore } from '../helpers/migrations.js';
 
 // Migration 0029 gives the payments already recorded their receipts: numbered per workspace and mode in the order
 // they were recorded, with no gap, a code each, and the counter where the next payment goes on from.
+
+const MIGRATIONS = new URL('../../src/db/migrations/', import.meta.url);
+
+async function migrationsBefore(name: string, dialect: string): Promise<Record<string, Migration>> {
+  const files = fs
+    .readdirSync(MIGRATIONS)
+    .filter((file) => /^\d{4}_[a-z0-9_]+\.ts$/.test(file) && file < name)
+    .sort();
+  const entries = await Promise.all(
+    files.map(async (file) => {
+      const module = await import(new URL(file, MIGRATIONS).href);
+      return [file.slice(0, -3), { up: (db: Kysely<any>) => module.up(db, dialect) }] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
 
 describe('migration 0029', () => {
   test('payments already recorded are numbered per workspace and mode, oldest first; split parts have none', async () => {

@@ -4,8 +4,9 @@ import type { LEDGER_ENTRY_TYPES } from './ledger.schemas.js';
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 
 /**
- * Append-only: rows are inserted, never deleted, and what they record never changes. Each insert also writes the
- * entry's delta for the reports' rollup (a trigger, migration 0039).
+ * Append-only: rows are inserted, never deleted, and what they record never changes. The table also has
+ * `rolled_up` (0, then 1 once the reports' rollup has counted the entry), which only the rollup reads, and sets
+ * through `markLedgerEntriesRolledUp`.
  */
 export interface LedgerEntriesTable {
   id: string;

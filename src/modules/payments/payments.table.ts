@@ -18,7 +18,7 @@ export type UnappliedReason = (typeof UNAPPLIED_REASONS)[number];
 /** Where a payment came from: recorded through the API, or reported by a payment provider. */
 export type PaymentSource = 'api' | 'provider';
 
-/** A payment written or changed into or out of `recorded` also writes its delta for the reports' rollup (a trigger, migration 0039). */
+/** The table also has `rolled_status` ('' or the status the reports' rollup last counted), which only the rollup uses. */
 export interface PaymentsTable {
   id: string;
   workspace_id: string;

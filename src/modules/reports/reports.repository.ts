@@ -60,14 +60,20 @@ export function archivedBalancesAt(db: DbOrTrx, tenant: TenantRef, at: string) {
 
 /** The first ledger entry of a tenant: where "all time" begins. */
 export async function firstEntryAt(db: DbOrTrx, tenant: TenantRef): Promise<string | null> {
-  const row = await db
-    .selectFrom('ledger_entries')
-    .select('occurred_at')
-    .where(inTenant(tenant))
-    .orderBy('occurred_at')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.occurred_at ?? null;
+  // The first of each mark's first: each is the start of a range of the index on (tenant, mark, time).
+  let first: string | null = null;
+  for (const mark of [0, 1]) {
+    const row = await db
+      .selectFrom('ledger_entries')
+      .select('occurred_at')
+      .where(inTenant(tenant))
+      .where(sql<SqlBool>`rolled_up = ${sql.lit(mark)}`)
+      .orderBy('occurred_at')
+      .limit(1)
+      .executeTakeFirst();
+    if (row && (first === null || row.occurred_at < first)) first = row.occurred_at;
+  }
+  return first;
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/tenant.js';
 
 /**
@@ -10,9 +9,9 @@ export type RollupSource = 'ledger' | 'payments' | 'obligations' | 'plans' | 'cu
 
 /**
  * Maintained report totals: per tenant, source, UTC quarter hour (`slot`), currency and kind, the sum and count
- * of the rows folded in. Ledger entries, payments and what obligations owe come in through `rollup_deltas`; plans
- * and customers are marked on the rows (`tracks.rolled_status`, `customers.rolled_status`), set in the
- * transaction that counts them.
+ * of the rows folded in. Which rows are in it is marked on the rows (`ledger_entries.rolled_up`,
+ * `payments.rolled_status`, `obligations.rolled_owed`, `tracks.rolled_status`, `customers.rolled_status`), set in
+ * the transaction that folds them.
  */
 export interface ReportRollupsTable {
   workspace_id: string;
@@ -26,21 +25,8 @@ export interface ReportRollupsTable {
   count: number;
 }
 
-/**
- * What ledger entries, payments and obligations add to the rollup and is not folded in yet: a row per ledger
- * entry, per change of a payment into or out of `recorded` (amount and count negative), and per change of what an
- * obligation owes (its slot the due date, its kind ''), written by triggers in the statement that writes the row
- * (migration 0039). The rollup sweep sums them into `report_rollups` and
- * deletes them in one transaction, so a report read in one snapshot counts each exactly once.
- */
-export interface RollupDeltasTable extends ReportRollupsTable {
-  id: Generated<number | string>;
-  source: 'ledger' | 'payments' | 'obligations';
-}
-
 declare module '../../db/schema.js' {
   interface Database {
     report_rollups: ReportRollupsTable;
-    rollup_deltas: RollupDeltasTable;
   }
 }

@@ -8,6 +8,7 @@ export {
   stageStart,
 } from './obligations.remind-stages.js';
 export { findById as findObligation } from './obligations.repository.js';
+export { markObligationsRolled } from './obligations.rollup-marks.js';
 export { type DueOfPlan, dueOfPlan } from './obligations.service.js';
 export { moveRemindStage, nextToRemind, obligationsToRemind } from './obligations.stages.js';
 export { findRow as findScheduleRow } from './schedules.repository.js';

@@ -54,6 +54,7 @@ export async function findDeliveries(db: DbOrTrx, pairs: readonly { eventId: str
       'e.data',
       'e.previous_attributes',
       'e.created_at',
+      'e.dispatched_at',
     ])
     .where('w.id', 'in', [...new Set(pairs.map((p) => p.endpointId))])
     .where('e.id', 'in', [...new Set(pairs.map((p) => p.eventId))])
