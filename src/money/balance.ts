@@ -2,9 +2,10 @@ import { type QueryCreator, sql } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { Database, DbOrTrx } from '../db/schema.js';
 import { inTenant } from '../db/scoping.js';
-import type { Tenant } from '../lib/tenant.js';
+import { rowsOf, shaped } from '../db/shaped-statements.js';
+import type { Tenant, TenantRef } from '../lib/tenant.js';
 import { appendEntry, entryRow } from '../modules/ledger/ledger.service.js';
-import type { LedgerEntryType } from '../modules/ledger/ledger.table.js';
+import type { LedgerEntriesTable, LedgerEntryType } from '../modules/ledger/ledger.table.js';
 import type { ObligationsTable } from '../modules/schedules/schedules.table.js';
 import { toApi } from '../modules/tracks/tracks.mapper.js';
 import type { Track } from '../modules/tracks/tracks.schemas.js';
@@ -60,23 +61,15 @@ export async function applyBalanceChange(
   deferredEvents?: EventsTable[],
 ): Promise<BalanceOutcome> {
   const net = change.amountDelta - change.paidDelta;
-  const now = tenant.clock.now().toISOString();
-  const move = (creator: QueryCreator<Database>) =>
-    creator
-      .updateTable('tracks')
-      .set({
-        amount: sql`amount + ${change.amountDelta}`,
-        amount_paid: sql`amount_paid + ${change.paidDelta}`,
-        balance: sql`balance + ${net}`,
-        status: sql`case when status = 'archived' then 'archived' when balance + ${net} = 0 then 'completed' else 'active' end`,
-        updated_at: now,
-      })
-      .where('id', '=', change.trackId)
-      .where(inTenant(tenant))
-      .where('status', 'in', change.from)
-      .where(sql<boolean>`balance + ${net} >= 0`)
-      .where(sql<boolean>`amount_paid + ${change.paidDelta} >= 0`)
-      .returningAll();
+  const move: Move = {
+    trackId: change.trackId,
+    amountDelta: change.amountDelta,
+    paidDelta: change.paidDelta,
+    net,
+    from: change.from,
+    now: tenant.clock.now().toISOString(),
+  };
+  const ref = { workspaceId: tenant.workspaceId, mode: tenant.mode };
   const entry = {
     type: change.entry.type,
     amount: net,
@@ -88,21 +81,23 @@ export async function applyBalanceChange(
   let open: OpenObligation[] | undefined;
   let track: TracksTable | undefined;
   if (postgres) {
-    const moved = await trx
-      .with('moved', move)
-      .with('entry', (creator) => entryOfMovedTrack(creator, tenant, entry))
-      .selectFrom('moved')
-      .selectAll()
-      .$if(change.readOpen === true, (query) =>
-        query.select(sql<OpenObligation[]>`open_obligations_of(moved.id)`.as('open_obligations')),
-      )
-      .executeTakeFirst();
+    const entryOfMove = entryRow(tenant, {
+      ...entry,
+      trackId: null,
+      customerId: null,
+      balanceAfter: null,
+      currency: '',
+    });
+    const [moved] = await rowsOf(trx, moveWithEntry(trx, ref, move, entryOfMove, change.readOpen === true));
     if (moved && 'open_obligations' in moved) {
       const { open_obligations, ...row } = moved;
-      open = open_obligations;
+      open = open_obligations as OpenObligation[];
       track = row;
     } else track = moved;
-  } else track = (await staysActive(trx, tenant, change, net, now)) ?? (await move(trx).executeTakeFirst());
+  } else {
+    const staying = change.from.includes('active') ? await rowsOf(trx, staysActive(trx, ref, move)) : [];
+    track = staying[0] ?? (await rowsOf(trx, moveAlone(trx, ref, move)))[0];
+  }
   if (!track) {
     const current = await trx
       .selectFrom('tracks')
@@ -145,44 +140,80 @@ export async function applyBalanceChange(
   return open ? { ok: true, track, open } : { ok: true, track };
 }
 
+/** What one change does to a plan's row: the values its statement binds. */
+interface Move {
+  trackId: string;
+  amountDelta: number;
+  paidDelta: number;
+  net: number;
+  from: readonly TrackStatus[];
+  now: string;
+}
+
+/** The conditional update that moves a plan's amount, paid total and balance, and sets its status. */
+function moveQuery(creator: QueryCreator<Database>, tenant: TenantRef, move: Move) {
+  return creator
+    .updateTable('tracks')
+    .set({
+      amount: sql`amount + ${move.amountDelta}`,
+      amount_paid: sql`amount_paid + ${move.paidDelta}`,
+      balance: sql`balance + ${move.net}`,
+      status: sql`case when status = 'archived' then 'archived' when balance + ${move.net} = 0 then 'completed' else 'active' end`,
+      updated_at: move.now,
+    })
+    .where('id', '=', move.trackId)
+    .where(inTenant(tenant))
+    .where('status', 'in', move.from)
+    .where(sql<boolean>`balance + ${move.net} >= 0`)
+    .where(sql<boolean>`amount_paid + ${move.paidDelta} >= 0`)
+    .returningAll();
+}
+
+/** SQLite: the move on its own; the ledger entry follows in a statement of its own. */
+const moveAlone = shaped((db, tenant: TenantRef, move: Move) => moveQuery(db, tenant, move));
+
+/**
+ * PostgreSQL: the move and its ledger entry in one statement (the entry takes the plan's columns from the row
+ * the update returns), with the plan's open obligations read once its row is locked when `readOpen`.
+ */
+const moveWithEntry = shaped(
+  (db, tenant: TenantRef, move: Move, entry: LedgerEntriesTable, readOpen: boolean) => {
+    const query = db
+      .with('moved', (creator) => moveQuery(creator, tenant, move))
+      .with('entry', (creator) => entryOfMovedTrack(creator, entry))
+      .selectFrom('moved')
+      .selectAll();
+    return readOpen
+      ? query.select(sql<unknown>`open_obligations_of(moved.id)`.as('open_obligations'))
+      : query;
+  },
+);
+
 /**
  * SQLite: the move of an active plan that stays active, which sets no status. SQLite rewrites the entries of
  * every index whose columns an update sets, changed or not, and three indexes of plans hold the status (the
- * statuses, the active plans by due date, the rollup's marks). Undefined when the plan is not such a plan (not
+ * statuses, the active plans by due date, the rollup's marks). No row when the plan is not such a plan (not
  * active, or paid off by this change): the general move then decides.
  */
-async function staysActive(trx: DbOrTrx, tenant: Tenant, change: BalanceChange, net: number, now: string) {
-  if (!change.from.includes('active')) return undefined;
-  return trx
+const staysActive = shaped((db, tenant: TenantRef, move: Move) =>
+  db
     .updateTable('tracks')
     .set({
-      amount: sql`amount + ${change.amountDelta}`,
-      amount_paid: sql`amount_paid + ${change.paidDelta}`,
-      balance: sql`balance + ${net}`,
-      updated_at: now,
+      amount: sql`amount + ${move.amountDelta}`,
+      amount_paid: sql`amount_paid + ${move.paidDelta}`,
+      balance: sql`balance + ${move.net}`,
+      updated_at: move.now,
     })
-    .where('id', '=', change.trackId)
+    .where('id', '=', move.trackId)
     .where(inTenant(tenant))
     .where('status', '=', 'active')
-    .where(sql<boolean>`balance + ${net} > 0`)
-    .where(sql<boolean>`amount_paid + ${change.paidDelta} >= 0`)
-    .returningAll()
-    .executeTakeFirst();
-}
+    .where(sql<boolean>`balance + ${move.net} > 0`)
+    .where(sql<boolean>`amount_paid + ${move.paidDelta} >= 0`)
+    .returningAll(),
+);
 
 /** The ledger entry of the plan row a CTE named `moved` returns, for the statement that moved its balance. */
-function entryOfMovedTrack(
-  creator: QueryCreator<Database>,
-  tenant: Tenant,
-  entry: { type: LedgerEntryType; amount: number; occurredAt?: string; refs: Record<string, string> },
-) {
-  const row = entryRow(tenant, {
-    ...entry,
-    trackId: null,
-    customerId: null,
-    balanceAfter: null,
-    currency: '',
-  });
+function entryOfMovedTrack(creator: QueryCreator<Database>, row: LedgerEntriesTable) {
   return creator
     .insertInto('ledger_entries')
     .columns([

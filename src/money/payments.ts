@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { dialectOf } from '../db/dialect.js';
 import type { Trx } from '../db/schema.js';
+import { rowsOf } from '../db/shaped-statements.js';
 import { leaveForCommit } from '../db/unit-of-work.js';
 import { AppError, invalidState, notFound } from '../lib/app-error.js';
 import { newId } from '../lib/ids.js';
@@ -155,7 +156,7 @@ export async function applyPayment(
     const event = eventRow(tenant, type, { ...withToken, balanceAfter: track.balance });
     const statement = paymentStatement(
       trx,
-      tenant,
+      { workspaceId: tenant.workspaceId, mode: tenant.mode },
       row,
       [...deferred.events, event],
       numberToken,
@@ -174,7 +175,9 @@ export async function applyPayment(
         settle: (written) => Object.assign(withToken, settle(written as WrittenPayment)),
       });
     if (left) return { ok: true, payment: withToken, track };
-    return { ok: true, payment: settle(await statement.executeTakeFirstOrThrow()), track };
+    const [written] = await rowsOf(trx, statement);
+    if (!written) throw new Error('the payment statement returned no row');
+    return { ok: true, payment: settle(written), track };
   }
   const receipt = as === 'recorded' ? await issueReceipt(trx, tenant) : null;
   const row = paymentRow(tenant, id, at, facts, { ...placement, receipt });

@@ -1,5 +1,6 @@
 import type { Expression, QueryCreator } from 'kysely';
 import type { Database, DbOrTrx } from '../db/schema.js';
+import { rowsOf, shaped } from '../db/shaped-statements.js';
 import { newId } from '../lib/ids.js';
 import type { Tenant } from '../lib/tenant.js';
 import type { EventCatalog, EventType } from './catalog.js';
@@ -53,8 +54,10 @@ export async function recordEvent<T extends EventType>(
 }
 
 /** Writes event rows made by `eventRow`, in one statement. */
+const insertStatement = shaped((db, rows: readonly EventsTable[]) => db.insertInto('events').values(rows));
+
 export async function recordEvents(trx: DbOrTrx, rows: readonly EventsTable[]): Promise<void> {
-  if (rows.length > 0) await trx.insertInto('events').values(rows).execute();
+  if (rows.length > 0) await rowsOf(trx, insertStatement(trx, rows));
 }
 
 /** An event's row, at the tenant's time, for `recordEvent` or for `eventsInsert` in a statement of its caller. */

@@ -1,11 +1,11 @@
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
+import { shaped } from '../../db/shaped-statements.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { AuditEntriesTable } from './audit.table.js';
 
-export function insertQuery(db: DbOrTrx, row: AuditEntriesTable) {
-  return db.insertInto('audit_entries').values(row);
-}
+/** The insert of one entry, for the caller to run or to carry in its unit's last statement. */
+export const insertQuery = shaped((db, row: AuditEntriesTable) => db.insertInto('audit_entries').values(row));
 
 export interface AuditFilter {
   actorId?: string;

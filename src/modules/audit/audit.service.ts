@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { DbOrTrx } from '../../db/schema.js';
+import { rowsOf } from '../../db/shaped-statements.js';
 import { carryToCommit } from '../../db/unit-of-work.js';
 import { type Page, paginate } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
@@ -38,7 +39,7 @@ export async function recordAudit(db: DbOrTrx, tenant: Tenant, change: AuditChan
     created_at: at.toISOString(),
   });
   // In a unit whose last statement goes with the commit, the entry goes in that statement.
-  if (!carryToCommit(db, write)) await write.execute();
+  if (!carryToCommit(db, write)) await rowsOf(db, write);
 }
 
 function toApi(row: AuditEntriesTable): AuditEntry {

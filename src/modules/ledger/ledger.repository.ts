@@ -1,11 +1,19 @@
 import type { DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
+import { rowsOf, shaped } from '../../db/shaped-statements.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { LedgerListQuery } from './ledger.schemas.js';
 import type { LedgerEntriesTable } from './ledger.table.js';
 
-export function insert(db: DbOrTrx, row: LedgerEntriesTable | readonly LedgerEntriesTable[]) {
-  return db.insertInto('ledger_entries').values(row).execute();
+const insertStatement = shaped((db, rows: LedgerEntriesTable | readonly LedgerEntriesTable[]) =>
+  db.insertInto('ledger_entries').values(rows),
+);
+
+export async function insert(
+  db: DbOrTrx,
+  rows: LedgerEntriesTable | readonly LedgerEntriesTable[],
+): Promise<void> {
+  await rowsOf(db, insertStatement(db, rows));
 }
 
 export interface LedgerScope {

@@ -2,12 +2,15 @@ import type { QueryCreator, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { batchedById } from '../../db/batched-reads.js';
 import type { Database, DbOrTrx } from '../../db/schema.js';
 import { inTenant, newestFirst } from '../../db/scoping.js';
+import { rowsOf, shaped } from '../../db/shaped-statements.js';
 import type { TenantRef } from '../../lib/tenant.js';
 import type { PaymentListQuery } from './payments.schemas.js';
 import type { PaymentsTable, RefundStatus } from './payments.table.js';
 
-export function insert(db: DbOrTrx, row: PaymentsTable) {
-  return db.insertInto('payments').values(row).execute();
+const insertStatement = shaped((db, row: PaymentsTable) => db.insertInto('payments').values(row));
+
+export async function insert(db: DbOrTrx, row: PaymentsTable): Promise<void> {
+  await rowsOf(db, insertStatement(db, row));
 }
 
 /**
@@ -15,9 +18,15 @@ export function insert(db: DbOrTrx, row: PaymentsTable) {
  * so numbers follow commits with no gap: a transaction rolled back gives its number back.
  */
 export async function takeReceiptNumber(trx: DbOrTrx, tenant: TenantRef): Promise<number> {
-  const row = await nextReceiptNumber(trx, tenant).executeTakeFirstOrThrow();
+  const [row] = await rowsOf(
+    trx,
+    receiptNumberStatement(trx, { workspaceId: tenant.workspaceId, mode: tenant.mode }),
+  );
+  if (!row) throw new Error('the receipt counter returned no row');
   return Number(row.last_number);
 }
+
+const receiptNumberStatement = shaped((db, tenant: TenantRef) => nextReceiptNumber(db, tenant));
 
 /** The upsert that takes the workspace mode's next receipt number, for a statement of the caller's (a CTE). */
 export function nextReceiptNumber(creator: QueryCreator<Database>, tenant: TenantRef) {

@@ -2,6 +2,7 @@ import { type QueryCreator, type SqlBool, sql } from 'kysely';
 import { type DialectName, forUpdateSkipLocked, inTenantFilterOnly } from '../../db/dialect.js';
 import type { Database, DbOrTrx } from '../../db/schema.js';
 import { inTenant, inTenantGroup, newestFirst, type TenantGroup } from '../../db/scoping.js';
+import { rowsOf, shaped } from '../../db/shaped-statements.js';
 import type { KeyedPosition } from '../../lib/cursor.js';
 import { toSafeInteger } from '../../lib/money.js';
 import type { TenantRef } from '../../lib/tenant.js';
@@ -185,18 +186,19 @@ export function openOfSchedule(db: DbOrTrx, scheduleId: string) {
  * plain index scan on purpose: it runs in every payment, and joins or window functions here cost PostgreSQL
  * several times the planning.
  */
+const openOfTrackStatement = shaped((db, trackId: string) =>
+  db
+    .selectFrom('obligations')
+    .select(['id', 'schedule_id', 'amount', 'amount_paid', 'allocations', 'status'])
+    .where('track_id', '=', trackId)
+    // Written out, not bound: a prepared statement's generic plan can then use the partial index of open ones.
+    .where(isOpen)
+    .orderBy('due_date')
+    .orderBy('id'),
+);
+
 export function openOfTrack(db: DbOrTrx, trackId: string) {
-  return (
-    db
-      .selectFrom('obligations')
-      .select(['id', 'schedule_id', 'amount', 'amount_paid', 'allocations', 'status'])
-      .where('track_id', '=', trackId)
-      // Written out, not bound: a prepared statement's generic plan can then use the partial index of open ones.
-      .where(isOpen)
-      .orderBy('due_date')
-      .orderBy('id')
-      .execute()
-  );
+  return rowsOf(db, openOfTrackStatement(db, trackId));
 }
 
 /** What each open obligation of a plan still asks, by due date, oldest first (what is due now, and next). */
@@ -216,8 +218,12 @@ export function openDueOfTrack(db: DbOrTrx, trackId: string) {
  * Otherwise an overdue one stays overdue and any other becomes partially paid (only the overdue sweep makes it
  * overdue, with its event).
  */
-export function pay(db: DbOrTrx, id: string, part: number, allocations: string, now: string) {
-  return payQuery(db, id, part, allocations, now).returningAll().executeTakeFirst();
+const payStatement = shaped((db, id: string, part: number, allocations: string, now: string) =>
+  payQuery(db, id, part, allocations, now).returningAll(),
+);
+
+export async function pay(db: DbOrTrx, id: string, part: number, allocations: string, now: string) {
+  return (await rowsOf(db, payStatement(db, id, part, allocations, now)))[0];
 }
 
 /**
@@ -226,15 +232,24 @@ export function pay(db: DbOrTrx, id: string, part: number, allocations: string, 
  * the table's) are not rewritten. Undefined when the obligation is not in that state (the caller pays it with
  * `pay`).
  */
-export function payKeepingStatus(db: DbOrTrx, id: string, part: number, allocations: string, now: string) {
-  return db
+const payKeepingStatusStatement = shaped((db, id: string, part: number, allocations: string, now: string) =>
+  db
     .updateTable('obligations')
     .set({ amount_paid: sql`amount_paid + ${part}`, allocations, updated_at: now })
     .where('id', '=', id)
     .where(statusIn(['partially_paid', 'overdue']))
     .where(sql<boolean>`amount_paid + ${part} < amount`)
-    .returningAll()
-    .executeTakeFirst();
+    .returningAll(),
+);
+
+export async function payKeepingStatus(
+  db: DbOrTrx,
+  id: string,
+  part: number,
+  allocations: string,
+  now: string,
+) {
+  return (await rowsOf(db, payKeepingStatusStatement(db, id, part, allocations, now)))[0];
 }
 
 /** The conditional update that pays `part` into an open obligation, for a statement of the caller's (a CTE). */
