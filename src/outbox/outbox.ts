@@ -37,6 +37,8 @@ export function changedFrom<T extends object>(before: T, after: T): Partial<T> |
   return Object.keys(changed).length > 0 ? changed : null;
 }
 
+const insertStatement = shaped((db, rows: readonly EventsTable[]) => db.insertInto('events').values(rows));
+
 /**
  * Writes an event to the outbox in the caller's transaction, at the tenant's time. The relay hands it to
  * the subscribers (webhooks among them) after the transaction commits; nothing else happens here.
@@ -49,13 +51,11 @@ export async function recordEvent<T extends EventType>(
   previousAttributes?: Partial<EventCatalog[T]> | null,
 ): Promise<EventsTable> {
   const row = eventRow(tenant, type, object, previousAttributes);
-  await trx.insertInto('events').values(row).execute();
+  await rowsOf(trx, insertStatement(trx, [row]));
   return row;
 }
 
 /** Writes event rows made by `eventRow`, in one statement. */
-const insertStatement = shaped((db, rows: readonly EventsTable[]) => db.insertInto('events').values(rows));
-
 export async function recordEvents(trx: DbOrTrx, rows: readonly EventsTable[]): Promise<void> {
   if (rows.length > 0) await rowsOf(trx, insertStatement(trx, rows));
 }

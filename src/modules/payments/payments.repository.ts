@@ -13,6 +13,8 @@ export async function insert(db: DbOrTrx, row: PaymentsTable): Promise<void> {
   await rowsOf(db, insertStatement(db, row));
 }
 
+const receiptNumberStatement = shaped((db, tenant: TenantRef) => nextReceiptNumber(db, tenant));
+
 /**
  * The workspace mode's next receipt number. The counter row stays locked until the caller's transaction ends,
  * so numbers follow commits with no gap: a transaction rolled back gives its number back.
@@ -25,8 +27,6 @@ export async function takeReceiptNumber(trx: DbOrTrx, tenant: TenantRef): Promis
   if (!row) throw new Error('the receipt counter returned no row');
   return Number(row.last_number);
 }
-
-const receiptNumberStatement = shaped((db, tenant: TenantRef) => nextReceiptNumber(db, tenant));
 
 /** The upsert that takes the workspace mode's next receipt number, for a statement of the caller's (a CTE). */
 export function nextReceiptNumber(creator: QueryCreator<Database>, tenant: TenantRef) {
