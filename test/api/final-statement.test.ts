@@ -12,6 +12,8 @@ before(async () => {
   database = await freshDatabase();
   handle = database.open();
   await sql`create table marks (id text primary key, body text)`.execute(handle.db);
+  await sql`create table counters (id text primary key, n integer not null)`.execute(handle.db);
+  await sql`insert into counters values ('c', 0)`.execute(handle.db);
 });
 after(async () => {
   await handle.close();
@@ -111,4 +113,50 @@ test('only the unit opened by inTransaction takes a final statement, and only on
     return { first, second: leaveForCommit(trx, statement) };
   });
   assert.deepEqual(second, { first: handle.dialect === 'postgres', second: false });
+});
+
+/** A unit whose final statement raises the counter and answers its new value, as a payment takes its receipt number. */
+function takeNumber(lsn: ReturnType<typeof sql> = sql`null`) {
+  return inTransaction(ctx(), null, async (trx) => {
+    const answer = { n: 0, lsn: null as string | null };
+    const query = sql`update counters set n = n + 1 where id = ${'c'} returning n, ${lsn} as lsn`.compile(
+      trx,
+    );
+    const statement = {
+      query: { compile: () => query },
+      token: 'token',
+      settle: (row: unknown) => Object.assign(answer, row),
+    };
+    if (!leaveForCommit(trx, statement)) statement.settle((await trx.executeQuery(query)).rows[0]);
+    return answer;
+  });
+}
+
+test('units at once that each take a number in their final statement take every number once, without gaps', async () => {
+  const start = (await sql<{ n: number }>`select n from counters`.execute(handle.db)).rows[0]?.n ?? 0;
+  const numbers = (await Promise.all(Array.from({ length: 40 }, () => takeNumber()))).map(({ n }) =>
+    Number(n),
+  );
+  assert.deepEqual(
+    numbers.sort((a, b) => a - b),
+    Array.from({ length: 40 }, (_, i) => start + i + 1),
+  );
+});
+
+test('a final statement carried with the commit answers only once its commit is on disk', async () => {
+  if (handle.dialect !== 'postgres') {
+    // SQLite carries nothing: the unit commits itself, and a commit returns once it is synced.
+    const mode = await sql<{ synchronous: number }>`pragma synchronous`.execute(handle.db);
+    assert.equal(mode.rows[0]?.synchronous, 2, 'synchronous=FULL');
+    return;
+  }
+  for (let i = 0; i < 5; i++) {
+    // Where the log ended while the statement ran: its commit comes after it, so a flush that covers the commit
+    // is past it. Without the flush the log would reach the disk only on PostgreSQL's own time (up to 200 ms).
+    const { lsn } = await takeNumber(sql`pg_current_wal_insert_lsn()::text`);
+    const flushed = await sql<{
+      past: boolean;
+    }>`select pg_current_wal_flush_lsn() > ${lsn}::pg_lsn as past`.execute(handle.db);
+    assert.equal(flushed.rows[0]?.past, true, `flush not past ${lsn}`);
+  }
 });
