@@ -51,7 +51,7 @@ export async function recordEvent<T extends EventType>(
   previousAttributes?: Partial<EventCatalog[T]> | null,
 ): Promise<EventsTable> {
   const row = eventRow(tenant, type, object, previousAttributes);
-  await rowsOf(trx, insertStatement(trx, [row]));
+  await recordEvents(trx, [row]);
   return row;
 }
 
